@@ -254,7 +254,7 @@ std::string render_inspect_text(const json& r, bool kd_fields) {
 int run_inspect(const InspectOptions& opts) {
   json r = inspect_report(opts);
   if (opts.json)
-    std::cout << r.dump(2) << "\n";
+    std::cout << r.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   else
     std::cout << render_inspect_text(r, opts.kd_fields);
   return kExitOk;

@@ -1,10 +1,12 @@
 #include "codeobj/metadata.h"
 
 #include <llvm/BinaryFormat/MsgPackDocument.h>
+#include <llvm/BinaryFormat/MsgPackReader.h>
 
 #include <cstdio>
 
 #include "support/error.h"
+#include "support/text.h"
 
 namespace asmevo::codeobj {
 namespace {
@@ -129,6 +131,43 @@ KernelMetadata parse_kernel(mp::DocNode& node, const std::string& where0) {
   return k;
 }
 
+// LLVM's Document reader aborts (llvm_unreachable) on map keys that are arrays, maps or
+// extensions, and our JSON conversion recurses; so the raw msgpack is checked first: a
+// single top-level object, scalar map keys, no extension types, nesting at most kMaxDepth.
+constexpr size_t kMaxDepth = 32;
+
+void validate_msgpack(llvm::StringRef blob, const std::string& where) {
+  mp::Reader reader(blob);
+  struct Frame {
+    uint64_t remaining;  // items still to read in this container (maps count keys and values)
+    bool is_map;
+  };
+  std::vector<Frame> stack;
+  bool done = false;
+  while (true) {
+    mp::Object obj;
+    auto more = reader.read(obj);
+    if (!more) bad(where, "invalid msgpack: " + llvm::toString(more.takeError()));
+    if (!*more) break;
+    if (done) bad(where, "trailing data after the metadata map");
+    bool is_key = !stack.empty() && stack.back().is_map && stack.back().remaining % 2 == 0;
+    if (!stack.empty()) --stack.back().remaining;
+    switch (obj.Kind) {
+      case mp::Type::Array:
+      case mp::Type::Map:
+        if (is_key) bad(where, "a map key is an array or map");
+        if (stack.size() >= kMaxDepth) bad(where, "metadata nests deeper than " + std::to_string(kMaxDepth) + " levels");
+        stack.push_back({obj.Kind == mp::Type::Map ? uint64_t(obj.Length) * 2 : uint64_t(obj.Length), obj.Kind == mp::Type::Map});
+        break;
+      case mp::Type::Extension: bad(where, "msgpack extension types are not used by AMDGPU metadata");
+      default: break;
+    }
+    while (!stack.empty() && stack.back().remaining == 0) stack.pop_back();
+    if (stack.empty()) done = true;
+  }
+  if (!done) bad(where, "the metadata msgpack is truncated");
+}
+
 nlohmann::json node_to_json(const mp::DocNode& n) {
   switch (n.getKind()) {
     case mp::Type::Nil: return nullptr;
@@ -136,7 +175,7 @@ nlohmann::json node_to_json(const mp::DocNode& n) {
     case mp::Type::UInt: return n.getUInt();
     case mp::Type::Boolean: return n.getBool();
     case mp::Type::Float: return n.getFloat();
-    case mp::Type::String: return n.getString().str();
+    case mp::Type::String: return sanitize_utf8(n.getString());
     case mp::Type::Binary: {
       std::string hex;
       char buf[3];
@@ -154,7 +193,7 @@ nlohmann::json node_to_json(const mp::DocNode& n) {
     case mp::Type::Map: {
       auto j = nlohmann::json::object();
       for (auto& [k, v] : const_cast<mp::DocNode&>(n).getMap()) {
-        std::string key = k.getKind() == mp::Type::String ? k.getString().str() : node_to_json(k).dump();
+        std::string key = k.getKind() == mp::Type::String ? sanitize_utf8(k.getString()) : node_to_json(k).dump();
         j[key] = node_to_json(v);
       }
       return j;
@@ -189,6 +228,7 @@ Metadata Metadata::parse(std::span<const uint8_t> blob, const std::string& where
   Metadata md;
   md.blob_.assign(blob.begin(), blob.end());
   llvm::StringRef ref(reinterpret_cast<const char*>(md.blob_.data()), md.blob_.size());
+  validate_msgpack(ref, where);
   // Strings in the Document point into blob_, which md owns and never reallocates afterwards.
   if (!md.doc_->readFromBlob(ref, /*Multi=*/false))
     bad(where, "the metadata note is not valid msgpack");

@@ -211,7 +211,24 @@ TEST(Metadata, ParsesV3LayoutAndRejectsMissingKeys) {
   doc.writeToBlob(blob2);
   expect_error([&] { Metadata::parse(std::vector<uint8_t>(blob2.begin(), blob2.end()), "test"); },
                "required key '.vgpr_count' is missing");
-  expect_error([&] { Metadata::parse(std::vector<uint8_t>{0xc1, 0x00}, "test"); }, "not valid msgpack");
+  expect_error([&] { Metadata::parse(std::vector<uint8_t>{0xc1, 0x00}, "test"); }, "invalid msgpack");
+}
+
+// Found by the fuzzer: LLVM's msgpack Document aborts on non-scalar map keys, so the reader
+// must refuse them (and absurd nesting, and truncation) before handing the blob to LLVM.
+TEST(Metadata, HostileMsgpackShapesAreRefused) {
+  // {[1]: 2}: a map whose key is an array.
+  expect_error([&] { Metadata::parse(std::vector<uint8_t>{0x81, 0x91, 0x01, 0x02}, "t"); }, "map key is an array or map");
+  // 40 nested arrays.
+  std::vector<uint8_t> deep(40, 0x91);
+  deep.push_back(0x01);
+  expect_error([&] { Metadata::parse(deep, "t"); }, "nests deeper");
+  // A map that promises two entries but holds one.
+  expect_error([&] { Metadata::parse(std::vector<uint8_t>{0x82, 0xa1, 'a', 0x01}, "t"); }, "truncated");
+  // Two top-level objects.
+  expect_error([&] { Metadata::parse(std::vector<uint8_t>{0x80, 0x80}, "t"); }, "trailing data");
+  // An extension object.
+  expect_error([&] { Metadata::parse(std::vector<uint8_t>{0x81, 0xa1, 'a', 0xd4, 0x01, 0x00}, "t"); }, "extension");
 }
 
 class FixtureObject : public ::testing::TestWithParam<std::string> {};
