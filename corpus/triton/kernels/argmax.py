@@ -1,0 +1,38 @@
+"""Greedy sampling: per-row argmax over the vocabulary (fp32 logits -> i32 index, first index on ties).
+Each lane keeps its own running max over the column blocks; lanes are reduced at the end."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def argmax_kernel(logits_ptr, out_ptr, vocab, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    lanes = tl.arange(0, BLOCK)
+    best = tl.full([BLOCK], float("-inf"), tl.float32)
+    best_idx = tl.zeros([BLOCK], dtype=tl.int32)
+    for start in range(0, vocab, BLOCK):
+        cols = start + lanes
+        x = tl.load(logits_ptr + row * vocab + cols, mask=cols < vocab, other=float("-inf"))
+        better = x > best
+        best = tl.where(better, x, best)
+        best_idx = tl.where(better, cols, best_idx)
+    m = tl.max(best, axis=0)
+    idx = tl.min(tl.where(best == m, best_idx, 2147483647), axis=0)
+    tl.store(out_ptr + row, idx)
+
+
+ROWS = 7
+VOCAB = 5000
+BLOCK = 1024
+SPECS = [dict(
+    fn=argmax_kernel,
+    signature={"logits_ptr": "*fp32", "out_ptr": "*i32", "vocab": "i32", "BLOCK": "constexpr"},
+    constexprs={"BLOCK": BLOCK},
+    num_warps=4,
+    grid=[ROWS, 1, 1],
+    args=[
+        dict(name="logits", buffer="f32", count=ROWS * VOCAB, init={"normal": [0, 4]}),
+        dict(name="out", buffer="i32", count=ROWS, init="zeros"),
+        dict(name="vocab", value=VOCAB, type="i32"),
+    ],
+)]

@@ -1,0 +1,54 @@
+"""vLLM-style NeoX rotary embedding, in place on q [T, Hq, D] and k [T, Hkv, D] (fp16).
+cos_sin is a [max_pos, D] cache (first D/2 columns cos, last D/2 sin), gathered by positions[t]."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rotary_kernel(positions_ptr, q_ptr, k_ptr, cos_sin_ptr, num_kv_heads, q_token_stride, k_token_stride,
+                  HEAD_DIM: tl.constexpr):
+    tok = tl.program_id(0).to(tl.int64)
+    head = tl.program_id(1)
+    HALF: tl.constexpr = HEAD_DIM // 2
+    offs = tl.arange(0, HALF)
+    pos = tl.load(positions_ptr + tok)
+    cos = tl.load(cos_sin_ptr + pos * HEAD_DIM + offs)
+    sin = tl.load(cos_sin_ptr + pos * HEAD_DIM + HALF + offs)
+
+    q_base = q_ptr + tok * q_token_stride + head * HEAD_DIM
+    x1 = tl.load(q_base + offs).to(tl.float32)
+    x2 = tl.load(q_base + HALF + offs).to(tl.float32)
+    tl.store(q_base + offs, (x1 * cos - x2 * sin).to(q_ptr.dtype.element_ty))
+    tl.store(q_base + HALF + offs, (x2 * cos + x1 * sin).to(q_ptr.dtype.element_ty))
+
+    if head < num_kv_heads:
+        k_base = k_ptr + tok * k_token_stride + head * HEAD_DIM
+        y1 = tl.load(k_base + offs).to(tl.float32)
+        y2 = tl.load(k_base + HALF + offs).to(tl.float32)
+        tl.store(k_base + offs, (y1 * cos - y2 * sin).to(k_ptr.dtype.element_ty))
+        tl.store(k_base + HALF + offs, (y2 * cos + y1 * sin).to(k_ptr.dtype.element_ty))
+
+
+T = 19
+HQ = 8
+HKV = 2
+D = 128
+MAX_POS = 64
+SPECS = [dict(
+    fn=rotary_kernel,
+    signature={"positions_ptr": "*i64", "q_ptr": "*fp16", "k_ptr": "*fp16", "cos_sin_ptr": "*fp32",
+               "num_kv_heads": "i32", "q_token_stride": "i32", "k_token_stride": "i32", "HEAD_DIM": "constexpr"},
+    constexprs={"HEAD_DIM": D},
+    divisible_by_16=["q_token_stride", "k_token_stride"],
+    num_warps=1,
+    grid=[T, HQ, 1],
+    args=[
+        dict(name="positions", buffer="i64", count=T, init={"ints": [0, MAX_POS - 1]}),
+        dict(name="q", buffer="f16", count=T * HQ * D, init={"normal": [0, 1]}),
+        dict(name="k", buffer="f16", count=T * HKV * D, init={"normal": [0, 1]}),
+        dict(name="cos_sin", buffer="f32", count=MAX_POS * D, init={"uniform": [-1, 1]}),
+        dict(name="num_kv_heads", value=HKV, type="i32"),
+        dict(name="q_token_stride", value=HQ * D, type="i32"),
+        dict(name="k_token_stride", value=HKV * D, type="i32"),
+    ],
+)]

@@ -1,0 +1,37 @@
+"""Row softmax over a strided matrix (fp32): out[r, :n] = softmax(x[r, :n])."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    den = tl.sum(num, axis=0)
+    tl.store(out_ptr + row * out_row_stride + cols, num / den, mask=mask)
+
+
+ROWS = 53
+N_COLS = 781
+X_STRIDE = 800  # padded input rows
+BLOCK = 1024
+SPECS = [dict(
+    fn=softmax_kernel,
+    signature={"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "x_row_stride": "i32",
+               "out_row_stride": "i32", "BLOCK": "constexpr"},
+    constexprs={"BLOCK": BLOCK},
+    divisible_by_16=["x_row_stride"],
+    num_warps=4,
+    grid=[ROWS, 1, 1],
+    args=[
+        dict(name="x", buffer="f32", count=ROWS * X_STRIDE, init={"normal": [0, 2]}),
+        dict(name="out", buffer="f32", count=ROWS * N_COLS, init="zeros"),
+        dict(name="n_cols", value=N_COLS, type="i32"),
+        dict(name="x_row_stride", value=X_STRIDE, type="i32"),
+        dict(name="out_row_stride", value=N_COLS, type="i32"),
+    ],
+)]

@@ -1,0 +1,30 @@
+"""Masked elementwise add: out = x + y (fp32)."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vector_add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+N = 10000  # not a multiple of BLOCK: the last program is masked
+BLOCK = 1024
+SPECS = [dict(
+    fn=vector_add_kernel,
+    signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+    constexprs={"BLOCK": BLOCK},
+    num_warps=4,
+    grid=[triton.cdiv(N, BLOCK), 1, 1],
+    args=[
+        dict(name="x", buffer="f32", count=N, init={"normal": [0, 1]}),
+        dict(name="y", buffer="f32", count=N, init={"normal": [0, 1]}),
+        dict(name="out", buffer="f32", count=N, init="zeros"),
+        dict(name="n", value=N, type="i32"),
+    ],
+)]
