@@ -1,0 +1,110 @@
+#include "test_tools.h"
+
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace asmevo::program::test {
+
+std::vector<uint8_t> words(std::initializer_list<uint32_t> ws) {
+  std::vector<uint8_t> out;
+  for (uint32_t w : ws)
+    for (int k = 0; k < 4; ++k) out.push_back(static_cast<uint8_t>(w >> (8 * k)));
+  return out;
+}
+
+namespace {
+// Not a cached static: the exit handler must not touch an object already destroyed at exit.
+std::filesystem::path process_dir() {
+  return std::filesystem::temp_directory_path() / ("asmevo_program_test_" + std::to_string(::getpid()));
+}
+void remove_process_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(process_dir(), ec);
+}
+}  // namespace
+
+std::filesystem::path scratch_dir(const std::string& name) {
+  static const bool registered = std::atexit(remove_process_dir) == 0;
+  (void)registered;
+  auto dir = process_dir() / name;
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+int run(const std::string& command, std::string* output) {
+  std::string cmd = command + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run: " + command);
+  std::array<char, 4096> buf;
+  std::string out;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = ::pclose(p);
+  if (output) *output = std::move(out);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::filesystem::path assemble(const std::string& source, const std::string& mcpu, const std::string& name) {
+  auto dir = scratch_dir(mcpu);
+  auto s = dir / (name + ".s");
+  auto o = dir / (name + ".o");
+  std::ofstream(s) << source;
+  std::string out;
+  int rc = run(std::string(ASMEVO_LLVM_MC) + " -triple=amdgcn-amd-amdhsa -mcpu=" + mcpu +
+                   " -filetype=obj " + s.string() + " -o " + o.string(),
+               &out);
+  if (rc != 0) throw std::runtime_error("llvm-mc failed for " + mcpu + ":\n" + out);
+  return o;
+}
+
+Section read_text(const std::filesystem::path& file) {
+  auto buf = llvm::MemoryBuffer::getFile(file.string());
+  if (!buf) throw std::runtime_error("cannot read " + file.string());
+  auto obj = llvm::object::ObjectFile::createObjectFile((*buf)->getMemBufferRef());
+  if (!obj) {
+    llvm::consumeError(obj.takeError());
+    throw std::runtime_error("not an object file: " + file.string());
+  }
+  for (const auto& sec : (*obj)->sections()) {
+    auto name = sec.getName();
+    if (!name || *name != ".text") {
+      if (!name) llvm::consumeError(name.takeError());
+      continue;
+    }
+    auto contents = sec.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      break;
+    }
+    return Section{sec.getAddress(), std::vector<uint8_t>(contents->begin(), contents->end())};
+  }
+  throw std::runtime_error("no .text in " + file.string());
+}
+
+std::vector<ObjdumpInst> objdump(const std::filesystem::path& file, const std::string& mcpu) {
+  std::string out;
+  int rc = run(std::string(ASMEVO_LLVM_OBJDUMP) + " -d --mcpu=" + mcpu + " " + file.string(), &out);
+  if (rc != 0) throw std::runtime_error("llvm-objdump failed:\n" + out);
+  // "\tv_add_u32_e32 v0, s2, v0      // 000000000014: 68000002 <label+0x8>"
+  static const std::regex line(R"(^\t(.*?)\s*// ([0-9A-F]+): ([0-9A-F]{8}(?: [0-9A-F]{8})*)(?: <.*>)?\s*$)");
+  std::vector<ObjdumpInst> insts;
+  std::istringstream in(out);
+  std::string l;
+  std::smatch m;
+  while (std::getline(in, l))
+    if (std::regex_match(l, m, line))
+      insts.push_back({std::stoull(m[2].str(), nullptr, 16), m[1].str(), m[3].str()});
+  return insts;
+}
+
+}  // namespace asmevo::program::test
