@@ -14,7 +14,7 @@ struct ArchParams {
   unsigned max_arch_vgprs;         // addressable v0..v255
   unsigned max_agprs;              // addressable a0..a255
   unsigned vgprs_per_simd_lane;    // unified file size per lane per SIMD (VGPR+AGPR)
-  unsigned sgpr_encoding_granule;  // KD granulated_wavefront_sgpr_count unit (field = 2*(blocks-1) on gfx9)
+  unsigned sgpr_encoding_granule;  // KD granulated_wavefront_sgpr_count unit: field = ceil(sgprs / unit) - 1
   unsigned sgpr_alloc_granule;
   unsigned sgprs_per_simd;
   unsigned max_addressable_sgprs;  // s0..s101 (VCC etc. are separate)
@@ -32,7 +32,8 @@ struct ArchParams {
 // Sources (see shared notes "amd-instinct-microarch.md" for the full list):
 //  [BaseInfo] LLVM Utils/AMDGPUBaseInfo.cpp: getVGPREncodingGranule / getVGPRAllocGranule (8 with
 //             gfx90a insts), getTotalNumVGPRs (512 unified), getAddressableNumArchVGPRs (256),
-//             getSGPREncodingGranule (16 on gfx9), getTotalNumSGPRs (800), getAddressableNumSGPRs (102),
+//             getSGPREncodingGranule (8), getSGPRAllocGranule (16), getTotalNumSGPRs (800),
+//             getAddressableNumSGPRs (102); llvm-objdump-22 prints .amdhsa_next_free_sgpr (field+1)*8,
 //             getMaxWavesPerEU (8 with the gfx90a feature).
 //  [Usage]    LLVM AMDGPUUsage "compute_pgm_rsrc2" GRANULATED_LDS_SIZE granularity: gfx9 128 dwords,
 //             gfx950 320 dwords; "compute_pgm_rsrc3 GFX90A" ACCUM_OFFSET in units of 4 VGPRs.
@@ -40,9 +41,9 @@ struct ArchParams {
 //             4 SIMDs per CU; wave64.
 inline constexpr ArchParams kArchParams[] = {
     //   arch         name      vEnc vAlloc maxV maxA vFile sEnc sAlloc sFile maxS acc  waves simd wsz  wg    lds     ldsG
-    {Arch::gfx90a, "gfx90a",    8,   8,     256, 256, 512,  16,  16,    800,  102,  4,   8,    4,   64,  1024, 65536,  512},
-    {Arch::gfx942, "gfx942",    8,   8,     256, 256, 512,  16,  16,    800,  102,  4,   8,    4,   64,  1024, 65536,  512},
-    {Arch::gfx950, "gfx950",    8,   8,     256, 256, 512,  16,  16,    800,  102,  4,   8,    4,   64,  1024, 163840, 1280},
+    {Arch::gfx90a, "gfx90a",    8,   8,     256, 256, 512,  8,   16,    800,  102,  4,   8,    4,   64,  1024, 65536,  512},
+    {Arch::gfx942, "gfx942",    8,   8,     256, 256, 512,  8,   16,    800,  102,  4,   8,    4,   64,  1024, 65536,  512},
+    {Arch::gfx950, "gfx950",    8,   8,     256, 256, 512,  8,   16,    800,  102,  4,   8,    4,   64,  1024, 163840, 1280},
 };
 
 // Parameters of a modeled processor; nullptr for Arch::Other.

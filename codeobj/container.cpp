@@ -41,7 +41,7 @@ void extract_from_bundle(std::span<const uint8_t> file, uint64_t base, uint64_t 
     if (!is_amdgpu_elf(bytes))
       throw Error("bundle entry '" + e.id + "' is not an AMDGPU ELF code object", where + "+" + hex(base + e.offset),
                   "AsmEvo reads bundles of device code objects (hipv4-/hip-/openmp- entries)");
-    out.push_back({where + "+" + hex(base) + ":" + e.id, e.id, base + e.offset, {bytes.begin(), bytes.end()}});
+    out.push_back({where + "+" + hex(base) + ":" + e.id, e.id, base + e.offset, base, {bytes.begin(), bytes.end()}});
   }
 }
 
@@ -99,7 +99,7 @@ std::vector<EmbeddedCodeObject> extract_code_objects(std::span<const uint8_t> b,
   std::vector<EmbeddedCodeObject> out;
   switch (detect_container(b, name)) {
     case ContainerKind::CodeObject:
-      out.push_back({name, "", 0, {b.begin(), b.end()}});
+      out.push_back({name, "", 0, 0, {b.begin(), b.end()}});
       return out;
     case ContainerKind::OffloadBundle:
       extract_from_bundle(b, 0, b.size(), name, out);

@@ -16,6 +16,7 @@ struct EmbeddedCodeObject {
   std::string origin;  // e.g. "lib.so:.hip_fatbin+0x1000:hipv4-amdgcn-amd-amdhsa--gfx942"
   std::string bundle_id;  // offload bundle entry id, empty for a bare code object
   uint64_t offset = 0;    // byte offset inside the input file
+  uint64_t bundle_offset = 0;  // where its offload bundle starts in the input file (bundles only)
   std::vector<uint8_t> bytes;
 };
 

@@ -37,8 +37,8 @@ Occupancy compute_occupancy(const ArchParams& a, unsigned vgprs, unsigned sgprs,
 Resources derive_resources(const ArchParams& a, const KernelDescriptor& kd, const KernelMetadata* md, uint32_t dynamic_lds) {
   Resources r;
   r.vgprs_allocated = (kd.vgpr_blocks() + 1) * a.vgpr_encoding_granule;
-  // gfx9 encodes SGPR blocks of 16 as 2 * (blocks - 1) (AMDGPUBaseInfo getNumSGPRBlocks).
-  r.sgprs_allocated = (kd.sgpr_blocks() / 2 + 1) * a.sgpr_encoding_granule;
+  // The field counts units of 8 SGPRs; the hardware allocates in granules of 16.
+  r.sgprs_allocated = round_up((kd.sgpr_blocks() + 1) * a.sgpr_encoding_granule, a.sgpr_alloc_granule);
   r.arch_vgprs = (kd.accum_offset_field() + 1) * a.accum_offset_granule;
   r.arch_vgprs = std::min(r.arch_vgprs, r.vgprs_allocated);
   r.agprs = r.vgprs_allocated - r.arch_vgprs;

@@ -1,0 +1,61 @@
+#include "tests/support/corpus_files.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace asmevo::testing {
+
+std::vector<CorpusFile> corpus_files(const std::string& source_dir, const std::string& binary_dir) {
+  std::vector<CorpusFile> out;
+  const std::string manifest = binary_dir + "/corpus/hip/manifest.txt";
+  std::ifstream in(manifest);
+  if (!in) throw std::runtime_error("missing " + manifest + ": build the corpus first");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    CorpusFile f;
+    std::string rel, sources;
+    ls >> rel >> f.target >> f.code_object_version >> sources >> f.kind;
+    f.path = binary_dir + "/corpus/hip/" + rel;
+    f.label = "hip/" + rel;
+    out.push_back(f);
+  }
+  namespace fs = std::filesystem;
+  std::vector<CorpusFile> triton;
+  for (const auto& arch_dir : fs::directory_iterator(source_dir + "/corpus/triton")) {
+    if (!arch_dir.is_directory()) continue;
+    for (const auto& e : fs::directory_iterator(arch_dir.path())) {
+      if (e.path().extension() != ".hsaco") continue;
+      CorpusFile f;
+      f.path = e.path().string();
+      f.target = arch_dir.path().filename().string();
+      f.code_object_version = 5;
+      f.kind = "triton";
+      f.label = "triton/" + f.target + "/" + e.path().filename().string();
+      triton.push_back(f);
+    }
+  }
+  std::sort(triton.begin(), triton.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  out.insert(out.end(), triton.begin(), triton.end());
+  return out;
+}
+
+std::string run_command(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run: " + cmd);
+  std::array<char, 65536> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int rc = ::pclose(p);
+  if (rc != 0) throw std::runtime_error("command failed (" + std::to_string(rc) + "): " + cmd);
+  return out;
+}
+
+}  // namespace asmevo::testing

@@ -1,0 +1,23 @@
+// Lists the corpus files tests run over: the HIP corpus manifest written by the build and the
+// committed Triton code objects. Tests use it so that "every corpus file" means the same thing.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace asmevo::testing {
+
+struct CorpusFile {
+  std::string path;     // absolute
+  std::string target;   // "gfx942", "gfx90a:xnack+", or "gfx90a,gfx942,gfx950" for containers
+  unsigned code_object_version = 0;
+  std::string kind;     // "co", "bundle", "host-so", "triton"
+  std::string label;    // short name for test output
+};
+
+// All HIP corpus entries (from <build>/corpus/hip/manifest.txt) and all Triton .hsaco files.
+std::vector<CorpusFile> corpus_files(const std::string& source_dir, const std::string& binary_dir);
+
+// Runs a shell command, returns its standard output; fails the calling test on a non-zero exit.
+std::string run_command(const std::string& cmd);
+
+}  // namespace asmevo::testing
