@@ -1,0 +1,7 @@
+// out[i] = a[i] + b[i]; one element per work-item, masked tail.
+#include "common.h"
+
+extern "C" __global__ void vector_add(const float* a, const float* b, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + b[i];
+}
