@@ -4,7 +4,10 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/disasm.h"
 #include "cli/inspect.h"
+#include "cli/abi_diff.h"
+#include "cli/patch.h"
 #include "support/error.h"
 
 int main(int argc, char** argv) {
@@ -19,6 +22,17 @@ int main(int argc, char** argv) {
   cmd_inspect->add_option("--kernel", inspect.kernel, "only this kernel");
   cmd_inspect->add_flag("--json", inspect.json, "machine-readable report (schema asmevo.inspect/1, docs/inspect-json.md)");
 
+  asmevo::cli::DisasmOptions disasm;
+  auto* cmd_disasm = app.add_subcommand("disasm", "Recover reassemblable assembly (labels, symbols, KD, metadata)");
+  cmd_disasm->add_option("file", disasm.file, "code object (or a container holding exactly one)")->required();
+  cmd_disasm->add_option("-o,--output", disasm.output, "write the assembly here (atomically) instead of stdout");
+  cmd_disasm->add_flag("--no-comments", disasm.no_comments, "omit the address/bytes comments");
+
+  asmevo::cli::PatchOptions patch;
+  auto* cmd_patch = asmevo::cli::add_patch_command(app, patch);
+  asmevo::cli::AbiDiffOptions abi_diff;
+  auto* cmd_abi_diff = asmevo::cli::add_abi_diff_command(app, abi_diff);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -27,6 +41,9 @@ int main(int argc, char** argv) {
   }
   try {
     if (*cmd_inspect) return asmevo::cli::run_inspect(inspect);
+    if (*cmd_patch) return asmevo::cli::run_patch(patch);
+    if (*cmd_abi_diff) return asmevo::cli::run_abi_diff(abi_diff);
+    if (*cmd_disasm) return asmevo::cli::run_disasm(disasm);
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();

@@ -4,7 +4,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$here/scripts/setup.sh"
-build="${ASMEVO_BUILD_DIR:-$here/build}"
+build="${ASMEVO_BUILD_DIR:-$here/out}"
 example="$build/corpus/hip/gfx942/softmax.co"
 echo "== asmevo inspect $example"
 "$build/cli/asmevo" inspect "$example"

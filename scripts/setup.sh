@@ -20,7 +20,7 @@ if ((${#missing[@]})); then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-build="${ASMEVO_BUILD_DIR:-$here/build}"
+build="${ASMEVO_BUILD_DIR:-$here/out}"
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$here" -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 -DCMAKE_BUILD_TYPE="${ASMEVO_BUILD_TYPE:-RelWithDebInfo}"
 fi

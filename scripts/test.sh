@@ -3,6 +3,6 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$here/scripts/setup.sh"
-build="${ASMEVO_BUILD_DIR:-$here/build}"
+build="${ASMEVO_BUILD_DIR:-$here/out}"
 cd "$build"
 ctest --output-on-failure -j "$(nproc)" "$@"

@@ -125,7 +125,7 @@ TEST(Resources, AllocationAndOccupancyFollowTheGranules) {
   // 7 VGPR blocks of 8 = 64 unified VGPRs; accum_offset 7 -> 32 arch VGPRs, so 32 AGPRs.
   kd.set("compute_pgm_rsrc1.granulated_workitem_vgpr_count", 7);
   kd.set("compute_pgm_rsrc3.accum_offset", 7);
-  // gfx9 SGPR field 2*(blocks-1): 4 -> 3 blocks of 16 = 48 SGPRs.
+  // SGPR field in units of 8: 4 -> 40 SGPRs, allocated in granules of 16 -> 48.
   kd.set("compute_pgm_rsrc1.granulated_wavefront_sgpr_count", 4);
   kd.group_segment_fixed_size = 16384;
   Resources r = derive_resources(a, kd, nullptr);

@@ -1,0 +1,37 @@
+#include "cli/disasm.h"
+
+#include <iostream>
+
+#include "codeobj/code_object.h"
+#include "codeobj/container.h"
+#include "program/recover.h"
+#include "support/error.h"
+#include "support/file_io.h"
+
+namespace asmevo::cli {
+
+// Reads FILE and returns its single code object (containers with several must be narrowed).
+codeobj::CodeObject load_single_code_object(const std::string& file) {
+  auto bytes = read_file_bytes(file);
+  auto objs = codeobj::extract_code_objects(bytes, file);
+  if (objs.size() != 1) {
+    std::string list;
+    for (const auto& o : objs) list += "\n    " + o.origin;
+    throw Error("the file holds " + std::to_string(objs.size()) + " code objects; this command takes exactly one", file,
+                "extract one first (clang-offload-bundler --unbundle); found:" + list);
+  }
+  return codeobj::CodeObject::parse(std::move(objs[0].bytes), objs[0].origin);
+}
+
+int run_disasm(const DisasmOptions& opts) {
+  auto co = load_single_code_object(opts.file);
+  auto listing = program::recover(co);
+  std::string text = listing.to_assembly(!opts.no_comments);
+  if (opts.output.empty())
+    std::cout << text;
+  else
+    write_file_atomic(opts.output, text);
+  return kExitOk;
+}
+
+}  // namespace asmevo::cli

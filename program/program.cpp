@@ -1,0 +1,435 @@
+#include "program/program.h"
+
+#include <fmt/format.h>
+#include <llvm/BinaryFormat/ELF.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "codeobj/arch_params.h"
+#include "support/error.h"
+
+namespace asmevo::program {
+namespace {
+
+using namespace asmevo::codeobj;
+
+bool is_instruction(const Line& l) { return l.kind == Line::Instr || l.kind == Line::RawInstr; }
+
+// Registers named in an instruction's text: "v[4:7]", "-|v2|", "s[0:1]", "vcc", "a3", ...
+std::vector<RegRange> registers_in_text(const std::string& text) {
+  std::vector<RegRange> out;
+  size_t start = text.find(' ');
+  if (start == std::string::npos) return out;
+  std::string token;
+  auto flush = [&] {
+    if (!token.empty()) {
+      if (auto r = parse_reg(token)) out.push_back(*r);
+      token.clear();
+    }
+  };
+  for (size_t i = start; i < text.size(); ++i) {
+    char c = text[i];
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '[' || c == ']' || c == ':')
+      token += c;
+    else
+      flush();
+  }
+  flush();
+  return out;
+}
+
+// The branch-target label of an instruction line, if it has one.
+std::optional<std::string> branch_label(const Line& l) {
+  if (l.kind != Line::Instr) return std::nullopt;
+  bool is_branch = l.inst ? l.inst->branch_target.has_value()
+                          : (l.text.rfind("s_branch", 0) == 0 || l.text.rfind("s_cbranch", 0) == 0 || l.text.rfind("s_call_b64", 0) == 0);
+  if (!is_branch) return std::nullopt;
+  auto pos = l.text.find_last_of(" ,");
+  return l.text.substr(pos + 1);
+}
+
+bool is_terminator(const Line& l) {
+  if (l.inst) return l.inst->is_terminator || l.inst->is_branch;
+  return l.text.rfind("s_branch", 0) == 0 || l.text.rfind("s_cbranch", 0) == 0 || l.text.rfind("s_endpgm", 0) == 0 ||
+         l.text.rfind("s_setpc", 0) == 0;
+}
+
+bool falls_through(const Line& l) {
+  if (l.inst) return !l.inst->no_fallthrough && !l.inst->is_return;
+  return !(l.text.rfind("s_branch", 0) == 0 || l.text.rfind("s_endpgm", 0) == 0 || l.text.rfind("s_setpc", 0) == 0);
+}
+
+size_t reg_unit(RegFile f, unsigned i) {
+  switch (f) {
+    case RegFile::SGPR: return RegSet::kSgpr + i;
+    case RegFile::VGPR: return RegSet::kVgpr + i;
+    case RegFile::AGPR: return RegSet::kAgpr + i;
+    case RegFile::VCC: return RegSet::kVcc + i;
+    case RegFile::EXEC: return RegSet::kExec + i;
+    case RegFile::SCC: return RegSet::kScc;
+    case RegFile::M0: return RegSet::kM0;
+    default: return RegSet::kSize;
+  }
+}
+
+}  // namespace
+
+void RegSet::add(const RegRange& r) {
+  for (unsigned i = 0; i < r.count; ++i) {
+    size_t u = reg_unit(r.file, r.first + i);
+    if (u < kSize) bits.set(u);
+  }
+}
+
+bool RegSet::contains(const RegRange& r) const {
+  for (unsigned i = 0; i < r.count; ++i) {
+    size_t u = reg_unit(r.file, r.first + i);
+    if (u < kSize && bits.test(u)) return true;
+  }
+  return false;
+}
+
+std::string RegSet::to_string() const {
+  std::string s;
+  auto range = [&](const char* p, size_t base, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      if (bits.test(base + i)) s += fmt::format("{}{}{} ", p, i, "");
+  };
+  range("s", kSgpr, 128);
+  range("v", kVgpr, 256);
+  range("a", kAgpr, 256);
+  if (bits.test(kVcc) || bits.test(kVcc + 1)) s += "vcc ";
+  if (bits.test(kExec) || bits.test(kExec + 1)) s += "exec ";
+  if (bits.test(kScc)) s += "scc ";
+  if (bits.test(kM0)) s += "m0 ";
+  if (!s.empty()) s.pop_back();
+  return s;
+}
+
+Program Program::recover(const CodeObject& co) {
+  Program p;
+  p.original_ = co;
+  p.listing_ = program::recover(co);
+  for (const auto& k : co.kernels()) p.kds_[k.name] = k.kd;
+  p.metadata_ = co.metadata();
+  p.analyze();
+  return p;
+}
+
+ListingSection& Program::text() {
+  ListingSection* s = listing_.section(".text");
+  if (!s) throw Error("the code object has no .text section", original_.elf().name());
+  return *s;
+}
+const ListingSection& Program::text() const { return const_cast<Program*>(this)->text(); }
+
+const Function* Program::function(const std::string& name) const {
+  for (const auto& f : functions_)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+size_t Program::text_line_count() const { return text().lines.size(); }
+const Line& Program::text_line(size_t i) const { return text().lines.at(i); }
+
+size_t Program::line_of_address(uint64_t address) const {
+  const auto& lines = text().lines;
+  for (size_t i = 0; i < lines.size(); ++i)
+    if (is_instruction(lines[i]) && lines[i].inst && lines[i].address == address) return i;
+  throw Error(fmt::format("no original instruction at address 0x{:x}", address), original_.elf().name(),
+              "addresses are those `asmevo disasm` prints in its comments");
+}
+
+void Program::analyze() {
+  functions_.clear();
+  const auto& lines = text().lines;
+  std::set<std::string> kernel_names;
+  for (const auto& k : original_.kernels()) kernel_names.insert(k.name);
+  std::set<std::string> function_names;
+  for (const auto& s : original_.elf().symbols())
+    if (s.type == llvm::ELF::STT_FUNC) function_names.insert(s.name);
+  // Functions: from a function label to its end label.
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].kind != Line::Label || !function_names.count(lines[i].text)) continue;
+    Function f;
+    f.name = lines[i].text;
+    f.is_kernel = kernel_names.count(f.name) > 0;
+    f.begin = i + 1;
+    f.end = f.begin;
+    const std::string end_label = ".Lend_" + f.name;
+    while (f.end < lines.size() && !(lines[f.end].kind == Line::Label && lines[f.end].text == end_label)) ++f.end;
+    functions_.push_back(std::move(f));
+  }
+  // Blocks: leaders are the first instruction, labelled instructions, and instructions after terminators.
+  for (auto& f : functions_) {
+    std::map<std::string, size_t> label_block;
+    bool new_block = true;
+    for (size_t i = f.begin; i < f.end; ++i) {
+      const Line& l = lines[i];
+      if (l.kind == Line::Label) {
+        new_block = true;
+        continue;
+      }
+      if (!is_instruction(l)) continue;
+      if (new_block) {
+        f.blocks.push_back({i, i, {}, {}});
+        new_block = false;
+      }
+      f.blocks.back().last = i;
+      if (is_terminator(l)) new_block = true;
+      // Remember which labels open this block.
+      for (size_t k = i; k > f.begin && lines[k - 1].kind == Line::Label; --k)
+        if (f.blocks.back().first == i) label_block[lines[k - 1].text] = f.blocks.size() - 1;
+      // Callees: getpc-materialized function addresses and s_call targets.
+      for (const auto& name : function_names)
+        if (l.text.find(name + "@rel32") != std::string::npos) f.callees.insert(name);
+    }
+    for (size_t b = 0; b < f.blocks.size(); ++b) {
+      const Line& last = lines[f.blocks[b].last];
+      if (auto target = branch_label(last)) {
+        auto it = label_block.find(*target);
+        if (it != label_block.end()) f.blocks[b].succs.push_back(it->second);
+      }
+      if (falls_through(last) && b + 1 < f.blocks.size()) f.blocks[b].succs.push_back(b + 1);
+    }
+    for (size_t b = 0; b < f.blocks.size(); ++b)
+      for (size_t s : f.blocks[b].succs) f.blocks[s].preds.push_back(b);
+  }
+}
+
+LineRegisters Program::registers_of(const Line& l) const {
+  LineRegisters r;
+  if (l.inst && l.kind != Line::Instr) {
+    r.defs = l.inst->defs;
+    r.uses = l.inst->uses;
+  } else if (l.inst && l.text == l.inst->text) {
+    r.defs = l.inst->defs;
+    r.uses = l.inst->uses;
+  } else if (l.inst) {
+    // Same instruction with symbolic operands (branch labels, rel32 expressions).
+    r.defs = l.inst->defs;
+    r.uses = l.inst->uses;
+  } else {
+    // An edited line: every register it names is treated as both read and written (conservative).
+    auto regs = registers_in_text(l.text);
+    r.defs = regs;
+    r.uses = regs;
+  }
+  return r;
+}
+
+std::vector<RegSet> Program::live_in(const Function& f) const {
+  const auto& lines = text().lines;
+  std::vector<RegSet> in(f.end - f.begin);
+  std::vector<RegSet> block_in(f.blocks.size()), block_out(f.blocks.size());
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t bi = f.blocks.size(); bi-- > 0;) {
+      const auto& b = f.blocks[bi];
+      RegSet live;
+      for (size_t s : b.succs) live.bits |= block_in[s].bits;
+      // A block that leaves the function (return, s_setpc, s_endpgm) keeps nothing live, except
+      // through calls, which are handled as uses of their argument registers by the decoder.
+      block_out[bi] = live;
+      for (size_t i = b.last + 1; i-- > b.first;) {
+        const Line& l = lines[i];
+        if (!is_instruction(l)) continue;
+        auto regs = registers_of(l);
+        for (const auto& d : regs.defs) {
+          RegSet kill;
+          kill.add(d);
+          live.bits &= ~kill.bits;
+        }
+        for (const auto& u : regs.uses) live.add(u);
+        in[i - f.begin] = live;
+      }
+      if (live.bits != block_in[bi].bits) {
+        block_in[bi] = live;
+        changed = true;
+      }
+    }
+  }
+  return in;
+}
+
+RegisterUse Program::register_use(const std::string& kernel) const {
+  RegisterUse use;
+  std::set<std::string> todo = {kernel}, done;
+  const auto& lines = text().lines;
+  while (!todo.empty()) {
+    std::string name = *todo.begin();
+    todo.erase(todo.begin());
+    if (!done.insert(name).second) continue;
+    const Function* f = function(name);
+    if (!f) continue;
+    for (const auto& c : f->callees) todo.insert(c);
+    for (size_t i = f->begin; i < f->end; ++i) {
+      if (!is_instruction(lines[i])) continue;
+      auto regs = registers_of(lines[i]);
+      for (const auto* list : {&regs.defs, &regs.uses})
+        for (const auto& r : *list) {
+          int top = static_cast<int>(r.first + r.count) - 1;
+          if (r.file == RegFile::SGPR) use.max_sgpr = std::max(use.max_sgpr, top);
+          if (r.file == RegFile::VGPR) use.max_vgpr = std::max(use.max_vgpr, top);
+          if (r.file == RegFile::AGPR) use.max_agpr = std::max(use.max_agpr, top);
+          if (r.file == RegFile::VCC) use.uses_vcc = true;
+          if (r.file == RegFile::FlatScratch) use.uses_flat_scratch = true;
+        }
+    }
+  }
+  return use;
+}
+
+void Program::mark_dirty(size_t line) {
+  for (const auto& f : functions_) {
+    if (line < f.begin || line > f.end) continue;
+    if (f.is_kernel) dirty_.insert(f.name);
+    // A device function's callers all change.
+    for (const auto& g : functions_)
+      if (g.is_kernel && (g.callees.count(f.name) || g.name == f.name)) dirty_.insert(g.name);
+  }
+}
+
+void Program::replace(size_t first, size_t last, const std::vector<std::string>& instructions) {
+  auto& lines = text().lines;
+  if (first > last || last >= lines.size())
+    throw Error(fmt::format("edit range [{}, {}] is outside the {} lines of .text", first, last, lines.size()));
+  for (size_t i = first; i <= last; ++i)
+    if (!is_instruction(lines[i]))
+      throw Error(fmt::format("edit range [{}, {}] contains '{}', which is not an instruction", first, last, lines[i].text), "",
+                  "edit only runs of instructions; labels and symbols stay where they are");
+  uint64_t address = lines[first].address;
+  std::vector<Line> fresh;
+  for (const auto& t : instructions) {
+    if (t.empty() || t.find('\n') != std::string::npos || t.back() == ':')
+      throw Error("'" + t + "' is not a single instruction", "", "give one instruction per entry, no labels");
+    fresh.push_back({Line::Instr, t, address, std::nullopt});
+  }
+  lines.erase(lines.begin() + first, lines.begin() + last + 1);
+  lines.insert(lines.begin() + first, fresh.begin(), fresh.end());
+  analyze();
+  mark_dirty(first);
+}
+
+void Program::insert_before(size_t line, const std::vector<std::string>& instructions) {
+  auto& lines = text().lines;
+  if (line >= lines.size() || !is_instruction(lines[line]))
+    throw Error(fmt::format("line {} is not an instruction of .text", line));
+  Line anchor = lines[line];
+  std::vector<std::string> all = instructions;
+  // Inserting before line L = replacing L with (new..., L) while keeping L's decoded form.
+  std::vector<Line> fresh;
+  for (const auto& t : instructions) fresh.push_back({Line::Instr, t, anchor.address, std::nullopt});
+  lines.insert(lines.begin() + line, fresh.begin(), fresh.end());
+  analyze();
+  mark_dirty(line);
+}
+
+void Program::remove(size_t first, size_t last) { replace(first, last, {}); }
+
+const KernelDescriptor& Program::kernel_descriptor(const std::string& kernel) const {
+  auto it = kds_.find(kernel);
+  if (it == kds_.end()) throw Error("no kernel named '" + kernel + "'");
+  return it->second;
+}
+
+void Program::set_lds_size(const std::string& kernel, uint32_t bytes) {
+  const ArchParams* ap = arch_params(original_.target().arch);
+  if (ap && bytes > ap->lds_bytes_per_cu)
+    throw Error(fmt::format("LDS size {} exceeds the {} bytes a workgroup can have on {}", bytes, ap->lds_bytes_per_cu, ap->name));
+  kds_.at(kernel).group_segment_fixed_size = bytes;
+  if (metadata_) metadata_->set_kernel_uint(kernel, ".group_segment_fixed_size", bytes);
+  dirty_.insert(kernel);
+}
+
+void Program::set_scratch_size(const std::string& kernel, uint32_t bytes) {
+  kds_.at(kernel).private_segment_fixed_size = bytes;
+  if (metadata_) metadata_->set_kernel_uint(kernel, ".private_segment_fixed_size", bytes);
+  dirty_.insert(kernel);
+}
+
+void Program::update_resources() {
+  const ArchParams* ap = arch_params(original_.target().arch);
+  if (!ap && !dirty_.empty())
+    throw Error("resource recomputation needs a modeled processor (gfx90a, gfx942, gfx950), not " + original_.target().processor);
+  for (const auto& name : dirty_) {
+    KernelDescriptor& kd = kds_.at(name);
+    RegisterUse use = register_use(name);
+    // Registers the hardware initializes count as used even if the code never names them.
+    unsigned system_sgprs = kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_x") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_y") +
+                            kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_z") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_info") +
+                            kd.get("compute_pgm_rsrc2.enable_private_segment");
+    unsigned numbered_sgprs = std::max<unsigned>(use.max_sgpr + 1, kd.user_sgpr_count() + system_sgprs);
+    unsigned workitem_vgprs = original_.target().arch == Arch::Other ? kd.workitem_id_vgprs() + 1 : 1;  // packed in v0 on gfx90a+
+    unsigned arch_vgprs = std::max<unsigned>(use.max_vgpr + 1, workitem_vgprs);
+    unsigned agprs = use.max_agpr + 1;
+    if (arch_vgprs > ap->max_arch_vgprs)
+      throw Error(fmt::format("kernel {} needs {} VGPRs; {} allows {}", name, arch_vgprs, ap->name, ap->max_arch_vgprs), "",
+                  "use fewer VGPRs in the edit");
+    if (agprs > ap->max_agprs)
+      throw Error(fmt::format("kernel {} needs {} AGPRs; {} allows {}", name, agprs, ap->name, ap->max_agprs));
+    if (numbered_sgprs > ap->max_addressable_sgprs)
+      throw Error(fmt::format("kernel {} needs {} SGPRs; {} allows {}", name, numbered_sgprs, ap->name, ap->max_addressable_sgprs));
+    // Unified file: AGPRs start at accum_offset, a multiple of 4 (AMDGPUUsage, compute_pgm_rsrc3).
+    unsigned accum_offset = (std::max(arch_vgprs, 1u) + ap->accum_offset_granule - 1) / ap->accum_offset_granule * ap->accum_offset_granule;
+    unsigned total_vgprs = agprs ? accum_offset + agprs : arch_vgprs;
+    if (total_vgprs > ap->vgprs_per_simd_lane)
+      throw Error(fmt::format("kernel {} needs {} VGPRs+AGPRs; {} allows {}", name, total_vgprs, ap->name, ap->vgprs_per_simd_lane));
+    // Extra SGPRs (VCC, flat scratch, XNACK mask) as LLVM's getNumExtraSGPRs counts them for gfx9.
+    bool architected_flat_scratch = original_.target().arch == Arch::gfx942 || original_.target().arch == Arch::gfx950;
+    bool xnack = original_.target().xnack == FeatureSetting::On || original_.target().xnack == FeatureSetting::Any;
+    unsigned extra = use.uses_vcc ? 2 : 0;
+    if (xnack) extra = 4;
+    if (use.uses_flat_scratch || architected_flat_scratch) extra = 6;
+    unsigned sgpr_count = numbered_sgprs + extra;
+    kd.set("compute_pgm_rsrc1.granulated_workitem_vgpr_count", (std::max(total_vgprs, 1u) + ap->vgpr_encoding_granule - 1) / ap->vgpr_encoding_granule - 1);
+    kd.set("compute_pgm_rsrc1.granulated_wavefront_sgpr_count", (std::max(sgpr_count, 1u) + ap->sgpr_encoding_granule - 1) / ap->sgpr_encoding_granule - 1);
+    kd.set("compute_pgm_rsrc3.accum_offset", accum_offset / ap->accum_offset_granule - 1);
+    if (metadata_ && metadata_->kernel(name)) {
+      metadata_->set_kernel_uint(name, ".vgpr_count", total_vgprs);
+      metadata_->set_kernel_uint(name, ".sgpr_count", sgpr_count);
+      if (metadata_->kernel(name)->agpr_count) metadata_->set_kernel_uint(name, ".agpr_count", agprs);
+    }
+    rewrite_kd_lines(name);
+  }
+  if (!dirty_.empty()) rewrite_note_lines();
+}
+
+void Program::rewrite_kd_lines(const std::string& kernel) {
+  const Kernel* k = original_.kernel(kernel);
+  ListingSection* sec = nullptr;
+  for (auto& s : listing_.sections)
+    if (s.address <= k->kd_address && k->kd_address < s.address + s.size && !s.executable) sec = &s;
+  if (!sec) throw Error("kernel descriptor of " + kernel + " not found in the listing");
+  auto& lines = sec->lines;
+  auto is_kd_data = [&](const Line& l) {
+    return l.kind == Line::Directive && l.address >= k->kd_address && l.address < k->kd_address + 64 &&
+           (l.text.rfind("\t.byte", 0) == 0 || l.text.rfind("\t.quad", 0) == 0);
+  };
+  auto first = std::find_if(lines.begin(), lines.end(), is_kd_data);
+  if (first == lines.end()) throw Error("kernel descriptor lines of " + kernel + " not found in the listing");
+  size_t pos = first - lines.begin();
+  lines.erase(std::remove_if(lines.begin(), lines.end(), is_kd_data), lines.end());
+  auto fresh = kernel_descriptor_lines(kernel, kds_.at(kernel), k->kd_address);
+  lines.insert(lines.begin() + pos, fresh.begin(), fresh.end());
+}
+
+void Program::rewrite_note_lines() {
+  if (!metadata_) return;
+  ListingSection* sec = listing_.section(".note");
+  if (!sec) throw Error("the listing has no .note section to hold the metadata");
+  std::vector<ElfNote> notes = original_.elf().notes();
+  for (auto& n : notes)
+    if (n.owner == "AMDGPU" && n.type == llvm::ELF::NT_AMDGPU_METADATA) n.desc = metadata_->encode();
+  auto& lines = sec->lines;
+  auto is_data = [](const Line& l) { return l.kind == Line::Directive && l.text.rfind("\t.byte", 0) == 0; };
+  auto first = std::find_if(lines.begin(), lines.end(), is_data);
+  size_t pos = first - lines.begin();
+  lines.erase(std::remove_if(lines.begin(), lines.end(), is_data), lines.end());
+  auto fresh = note_section_lines(notes, sec->address);
+  lines.insert(lines.begin() + pos, fresh.begin(), fresh.end());
+}
+
+}  // namespace asmevo::program
