@@ -6,8 +6,10 @@
 
 #include "cli/disasm.h"
 #include "cli/inspect.h"
+#include "cli/run.h"
 #include "cli/abi_diff.h"
 #include "cli/patch.h"
+#include "cli/rebuild.h"
 #include "support/error.h"
 
 int main(int argc, char** argv) {
@@ -28,10 +30,29 @@ int main(int argc, char** argv) {
   cmd_disasm->add_option("-o,--output", disasm.output, "write the assembly here (atomically) instead of stdout");
   cmd_disasm->add_flag("--no-comments", disasm.no_comments, "omit the address/bytes comments");
 
+  asmevo::cli::RebuildOptions rebuild;
+  auto* cmd_rebuild = asmevo::cli::add_rebuild_command(app, rebuild);
+  asmevo::cli::RoundtripOptions roundtrip;
+  auto* cmd_roundtrip = asmevo::cli::add_roundtrip_command(app, roundtrip);
+
   asmevo::cli::PatchOptions patch;
   auto* cmd_patch = asmevo::cli::add_patch_command(app, patch);
   asmevo::cli::AbiDiffOptions abi_diff;
   auto* cmd_abi_diff = asmevo::cli::add_abi_diff_command(app, abi_diff);
+
+  asmevo::cli::RunOptions run;
+  auto* cmd_run = app.add_subcommand("run", "Run one kernel launch on the gfx9 emulator (docs/emulator.md)");
+  cmd_run->add_option("file", run.file, "code object")->required();
+  cmd_run->add_option("--kernel", run.kernel, "kernel to launch (default: the launch spec's)");
+  cmd_run->add_option("--launch", run.launch, "launch spec v1 (YAML)")->required();
+  cmd_run->add_option("--out", run.out, "folder for the output buffers (.npy); default: current folder");
+  cmd_run->add_option("--threads", run.threads, "worker threads (0: all cores); results do not depend on it");
+  cmd_run->add_flag("--json", run.json, "machine-readable summary (schema asmevo.run/1)");
+
+  asmevo::cli::CoverageOptions coverage;
+  auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
+  cmd_cov->add_option("files", coverage.files, "code objects")->required();
+  cmd_cov->add_flag("--json", coverage.json, "machine-readable report (schema asmevo.coverage/1)");
 
   try {
     app.parse(argc, argv);
@@ -41,9 +62,13 @@ int main(int argc, char** argv) {
   }
   try {
     if (*cmd_inspect) return asmevo::cli::run_inspect(inspect);
+    if (*cmd_run) return asmevo::cli::run_run(run);
+    if (*cmd_cov) return asmevo::cli::run_coverage(coverage);
     if (*cmd_patch) return asmevo::cli::run_patch(patch);
     if (*cmd_abi_diff) return asmevo::cli::run_abi_diff(abi_diff);
     if (*cmd_disasm) return asmevo::cli::run_disasm(disasm);
+    if (*cmd_rebuild) return asmevo::cli::run_rebuild(rebuild);
+    if (*cmd_roundtrip) return asmevo::cli::run_roundtrip(roundtrip);
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();

@@ -22,10 +22,7 @@ using asmevo::testing::run_command;
 namespace {
 
 std::vector<CorpusFile> code_object_files() {
-  std::vector<CorpusFile> out;
-  for (auto& f : asmevo::testing::corpus_files(ASMEVO_SOURCE_DIR, ASMEVO_BINARY_DIR))
-    if (f.kind == "co" || f.kind == "triton") out.push_back(f);
-  return out;
+  return asmevo::testing::code_object_corpus_files(ASMEVO_SOURCE_DIR, ASMEVO_BINARY_DIR);
 }
 
 // Compares a YAML node (from llvm-readelf) with AsmEvo's JSON rendering of the msgpack note.
@@ -189,12 +186,7 @@ TEST_P(InspectAgreesWithLlvm, MetadataDescriptorsAndInstructions) {
   }
 }
 
-std::string label(const ::testing::TestParamInfo<CorpusFile>& info) {
-  std::string s = info.param.label;
-  for (auto& c : s)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
+std::string label(const ::testing::TestParamInfo<CorpusFile>& info) { return asmevo::testing::test_name(info.param); }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, InspectAgreesWithLlvm, ::testing::ValuesIn(code_object_files()), label);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +45,20 @@ std::vector<CorpusFile> corpus_files(const std::string& source_dir, const std::s
   std::sort(triton.begin(), triton.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   out.insert(out.end(), triton.begin(), triton.end());
   return out;
+}
+
+std::vector<CorpusFile> code_object_corpus_files(const std::string& source_dir, const std::string& binary_dir) {
+  std::vector<CorpusFile> out;
+  for (auto& f : corpus_files(source_dir, binary_dir))
+    if (f.kind == "co" || f.kind == "triton") out.push_back(f);
+  return out;
+}
+
+std::string test_name(const CorpusFile& f) {
+  std::string s = f.label;
+  for (auto& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
 }
 
 std::string run_command(const std::string& cmd) {

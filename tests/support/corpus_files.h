@@ -17,6 +17,12 @@ struct CorpusFile {
 // All HIP corpus entries (from <build>/corpus/hip/manifest.txt) and all Triton .hsaco files.
 std::vector<CorpusFile> corpus_files(const std::string& source_dir, const std::string& binary_dir);
 
+// The bare code objects among them: HIP "co" entries and the Triton files.
+std::vector<CorpusFile> code_object_corpus_files(const std::string& source_dir, const std::string& binary_dir);
+
+// A GoogleTest-safe parameter name for a corpus file ("hip/gfx942/softmax.co" -> "hip_gfx942_softmax_co").
+std::string test_name(const CorpusFile& f);
+
 // Runs a shell command, returns its standard output; fails the calling test on a non-zero exit.
 std::string run_command(const std::string& cmd);
 

@@ -1,0 +1,87 @@
+// asmevo run FILE --kernel K --launch SPEC.yaml [--out DIR] [--threads N] [--json]
+#include "cli/run.h"
+
+#include <filesystem>
+#include <thread>
+#include <fmt/format.h>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "codeobj/code_object.h"
+#include "emu/dispatch.h"
+#include "emu/executor.h"
+#include "emu/launch_spec.h"
+#include "emu/npy.h"
+#include "emu/program.h"
+#include "program/decoder.h"
+#include "support/error.h"
+#include "support/file_io.h"
+
+namespace asmevo::cli {
+
+int run_run(const RunOptions& o) {
+  emu::LaunchSpec spec = emu::load_launch_spec(o.launch);
+  std::string kname = o.kernel.empty() ? spec.kernel : o.kernel;
+  if (!o.kernel.empty() && o.kernel != spec.kernel)
+    throw Error("--kernel " + o.kernel + " but the launch spec is for " + spec.kernel, o.launch);
+  auto co = codeobj::CodeObject::parse(read_file_bytes(o.file), o.file);
+  const codeobj::Kernel* k = co.kernel(kname);
+  if (!k) {
+    std::string names;
+    for (const auto& kk : co.kernels()) names += (names.empty() ? "" : ", ") + kk.name;
+    throw Error("no kernel named " + kname, o.file, "kernels in this file: " + names);
+  }
+  program::Decoder decoder(co.target());
+  auto prog = emu::Program::build(co, *k, decoder);
+  emu::RunOptions ro;
+  ro.threads = o.threads;
+  unsigned slots = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  auto launch = emu::prepare_launch(co, *k, spec, slots);
+  emu::RunResult rr = emu::run_launch(*launch, *prog, ro);
+  std::string out = o.out.empty() ? "." : o.out;
+  std::filesystem::create_directories(out);
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& b : launch->buffers) {
+    std::string name = b.name.empty() ? "arg" + std::to_string(b.arg_index) : b.name;
+    std::string path = (std::filesystem::path(out) / (name + ".npy")).string();
+    auto bytes = launch->mem.bytes(b.address);
+    emu::write_npy(path, b.dtype, bytes.data(), b.bytes);
+    files.push_back(path);
+  }
+  const auto& st = rr.stats;
+  double rate = rr.wall_seconds > 0 ? st.total() / rr.wall_seconds : 0;
+  if (o.json) {
+    nlohmann::json j = {{"schema", "asmevo.run/1"},
+                        {"emulated", true},
+                        {"kernel", kname},
+                        {"file", o.file},
+                        {"target", co.target().str()},
+                        {"workgroups", st.workgroups},
+                        {"waves", st.waves},
+                        {"instructions",
+                         {{"scalar", st.by_category[0]},
+                          {"vector", st.by_category[1]},
+                          {"memory", st.by_category[2]},
+                          {"mfma", st.by_category[3]},
+                          {"control", st.by_category[4]},
+                          {"total", st.total()}}},
+                        {"lane_instructions", st.lane_ops},
+                        {"wall_seconds", rr.wall_seconds},
+                        {"threads", rr.threads},
+                        {"wave_instructions_per_second", rate},
+                        {"outputs", files}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("emulated {} on {} ({} workgroups, {} waves, {} threads)\n", kname, co.target().str(),
+                             st.workgroups, st.waves, rr.threads);
+    std::cout << fmt::format("  instructions: {} scalar, {} vector, {} memory, {} MFMA, {} control ({} total, {} lane-ops)\n",
+                             st.by_category[0], st.by_category[1], st.by_category[2], st.by_category[3], st.by_category[4],
+                             st.total(), st.lane_ops);
+    std::cout << fmt::format("  wall time {:.3f} s, {:.3g} wave-instructions/s, {:.3g} lane-instructions/s\n", rr.wall_seconds,
+                             rate, rr.wall_seconds > 0 ? st.lane_ops / rr.wall_seconds : 0);
+    for (const auto& f : files) std::cout << "  wrote " << f.get<std::string>() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace asmevo::cli

@@ -1,0 +1,21 @@
+// asmevo run / asmevo coverage: the emulator's commands (docs/emulator.md).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace asmevo::cli {
+
+struct RunOptions {
+  std::string file, kernel, launch, out;
+  unsigned threads = 0;
+  bool json = false;
+};
+int run_run(const RunOptions& o);
+
+struct CoverageOptions {
+  std::vector<std::string> files;
+  bool json = false;
+};
+int run_coverage(const CoverageOptions& o);
+
+}  // namespace asmevo::cli

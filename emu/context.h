@@ -1,0 +1,62 @@
+// What a semantic unit can reach besides its wave: the launch (memory, kernel, code object),
+// the workgroup it runs in (LDS), statistics, and the fault helpers that stop the run.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "emu/inst.h"
+#include "emu/memory.h"
+#include "emu/registry.h"
+
+namespace asmevo::emu {
+
+class Program;
+struct Wave;
+
+struct Stats {
+  uint64_t by_category[5] = {};  // Category
+  uint64_t lane_ops = 0;         // active lanes summed over vector instructions
+  uint64_t waves = 0, workgroups = 0;
+  void add(const Stats& o) {
+    for (int i = 0; i < 5; ++i) by_category[i] += o.by_category[i];
+    lane_ops += o.lane_ops, waves += o.waves, workgroups += o.workgroups;
+  }
+  uint64_t total() const {
+    uint64_t t = 0;
+    for (auto c : by_category) t += c;
+    return t;
+  }
+};
+
+struct ExecContext {
+  const Program* program = nullptr;
+  DeviceMemory* mem = nullptr;
+  std::string kernel;
+  std::array<uint32_t, 3> wg_id{};
+  uint8_t* lds = nullptr;  // this workgroup's LDS
+  uint32_t lds_size = 0;
+  uint64_t scratch_base = 0;       // device address of this workgroup's scratch (per lane, per wave)
+  uint32_t scratch_per_lane = 0;
+  Stats stats;
+};
+
+// Stops the run: throws asmevo::Error naming kernel, workgroup, wave, PC, instruction text, and
+// (when lane >= 0) the lane and address.
+[[noreturn]] void fail(const ExecContext& ctx, const Wave& w, const ExecInst& in, const std::string& what,
+                       int lane = -1, uint64_t address = 0, const std::string& fix = {});
+
+// Memory access helper for semantics: the host pointer of [addr, addr+size) or a memory fault.
+inline uint8_t* access(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t addr, unsigned size,
+                       bool write, int lane) {
+  uint8_t* p = ctx.mem->translate(addr, size, write);
+  if (!p) {
+    fail(ctx, w, in,
+         std::string("memory fault: ") + (write ? "write of " : "read of ") + std::to_string(size) +
+             " bytes outside every range AsmEvo allocated" + (write && ctx.mem->find(addr) ? " (read-only region)" : ""),
+         lane, addr, "check the kernel's address arithmetic and the launch spec's buffer sizes");
+  }
+  return p;
+}
+
+}  // namespace asmevo::emu

@@ -1,0 +1,234 @@
+#include "emu/dispatch.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "emu/program.h"
+#include "emu/wave.h"
+#include "support/error.h"
+
+namespace asmevo::emu {
+namespace {
+
+void put(std::vector<uint8_t>& b, uint64_t off, uint64_t v, uint64_t size) {
+  for (uint64_t i = 0; i < size && off + i < b.size(); ++i) b[off + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+}  // namespace
+
+std::array<uint32_t, 3> Launch::group_size(const std::array<uint32_t, 3>& wg) const {
+  std::array<uint32_t, 3> s;
+  for (int d = 0; d < 3; ++d) s[d] = std::min(block[d], grid_items[d] - wg[d] * block[d]);
+  return s;
+}
+
+std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
+                                       const LaunchSpec& spec, unsigned scratch_slots) {
+  auto L = std::make_unique<Launch>();
+  L->co = &co;
+  L->kernel = &kernel;
+  L->md = co.kernel_metadata(kernel);
+  const auto& kd = kernel.kd;
+  const std::string at = spec.path;
+  if (!L->md) throw Error("kernel " + kernel.name + " has no metadata; the emulator needs its argument layout", co.elf().name());
+  const auto* arch = codeobj::arch_params(co.target().arch);
+  if (!arch) throw Error("the emulator models gfx90a, gfx942 and gfx950 only, not " + co.target().str(), co.elf().name());
+  if (kd.get("kernel_code_properties.enable_wavefront_size32"))
+    throw Error("wave32 kernels are not supported (gfx9 is wave64)", kernel.name);
+  if (kd.get("compute_pgm_rsrc1.float_round_mode_32") || kd.get("compute_pgm_rsrc1.float_round_mode_16_64"))
+    throw Error("kernel descriptor selects a rounding mode other than round-to-nearest-even; the emulator implements RNE only",
+                kernel.name);
+
+  // Shape.
+  unsigned wg_items = 1;
+  for (int d = 0; d < 3; ++d) {
+    L->block[d] = spec.block[d];
+    L->grid_items[d] = spec.grid[d] * spec.block[d];
+    L->num_groups[d] = spec.grid[d];
+    wg_items *= spec.block[d];
+  }
+  if (wg_items > arch->max_workgroup_size)
+    throw Error(fmt::format("block has {} work-items; at most {} are allowed", wg_items, arch->max_workgroup_size), at);
+  if (L->md->max_flat_workgroup_size && wg_items > L->md->max_flat_workgroup_size)
+    throw Error(fmt::format("block has {} work-items but the kernel's .max_flat_workgroup_size is {}", wg_items,
+                            L->md->max_flat_workgroup_size),
+                at);
+  if (L->md->reqd_workgroup_size) {
+    auto r = *L->md->reqd_workgroup_size;
+    if (r[0] != spec.block[0] || r[1] != spec.block[1] || r[2] != spec.block[2])
+      throw Error(fmt::format("block must be [{}, {}, {}] (.reqd_workgroup_size)", r[0], r[1], r[2]), at);
+  }
+  L->waves_per_group = (wg_items + 63) / 64;
+  L->dynamic_lds = spec.dynamic_lds;
+  L->lds_bytes = kd.group_segment_fixed_size + spec.dynamic_lds;
+  if (L->lds_bytes > arch->lds_bytes_per_cu)
+    throw Error(fmt::format("the workgroup needs {} bytes of LDS ({} static + {} dynamic); {} has {}", L->lds_bytes,
+                            kd.group_segment_fixed_size, spec.dynamic_lds, arch->name, arch->lds_bytes_per_cu),
+                at);
+
+  DeviceMemory& mem = L->mem;
+  // The code object's loadable segments (code, read-only data, globals) at kCodeBase + vaddr.
+  for (const auto& seg : co.elf().segments()) {
+    if (seg.type != 1 /*PT_LOAD*/ || seg.mem_size == 0) continue;
+    std::span<const uint8_t> init;
+    const auto& img = co.elf().image();
+    if (seg.offset < img.size()) init = std::span<const uint8_t>(img).subspan(seg.offset, std::min<uint64_t>(seg.file_size, img.size() - seg.offset));
+    mem.map_at(kCodeBase + seg.vaddr, seg.mem_size, init, fmt::format("code object segment 0x{:x}", seg.vaddr), (seg.flags & 2) != 0);
+  }
+
+  // Explicit arguments.
+  std::vector<const codeobj::KernelArg*> explicit_args;
+  for (const auto& a : L->md->args)
+    if (!a.is_hidden()) explicit_args.push_back(&a);
+  if (explicit_args.size() != spec.args.size())
+    throw Error(fmt::format("the spec lists {} arguments but kernel {} has {}", spec.args.size(), kernel.name, explicit_args.size()),
+                at + ":" + std::to_string(spec.args_line), "list one entry per kernel parameter, in order");
+  uint64_t ksize = std::max<uint64_t>({kd.kernarg_size, L->md->kernarg_segment_size, 1});
+  std::vector<uint8_t> kernarg((ksize + 255) / 256 * 256, 0);
+  for (size_t i = 0; i < spec.args.size(); ++i) {
+    const ArgSpec& s = spec.args[i];
+    const codeobj::KernelArg& m = *explicit_args[i];
+    std::string where = at + ":" + std::to_string(s.line);
+    std::string label = s.name.empty() ? "arg" + std::to_string(i) : s.name;
+    bool is_ptr = m.value_kind == "global_buffer" || m.value_kind == "dynamic_shared_pointer";
+    if (s.kind == ArgSpec::Buffer) {
+      if (!is_ptr || m.size != 8)
+        throw Error(fmt::format("argument {} ({}) is a buffer in the spec but a {} of {} bytes in the kernel", i, label,
+                                m.value_kind, m.size),
+                    where);
+      BufferArg b{i, s.name, s.dtype, 0, s.count * dtype_size(s.dtype)};
+      b.address = mem.allocate(b.bytes, "argument " + std::to_string(i) + " (" + label + ")", 256);
+      auto bytes = make_buffer(spec, i);
+      std::memcpy(mem.bytes(b.address).data(), bytes.data(), bytes.size());
+      put(kernarg, m.offset, b.address, 8);
+      L->buffers.push_back(b);
+    } else if (s.kind == ArgSpec::NullPointer) {
+      if (!is_ptr) throw Error(fmt::format("argument {} ({}) is a pointer in the spec but {} in the kernel", i, label, m.value_kind), where);
+      put(kernarg, m.offset, 0, 8);
+    } else {
+      if (m.value_kind != "by_value" || m.size != dtype_size(s.dtype))
+        throw Error(fmt::format("argument {} ({}) is a {} value ({} bytes) in the spec but a {} of {} bytes in the kernel", i, label,
+                                s.dtype, dtype_size(s.dtype), m.value_kind, m.size),
+                    where);
+      put(kernarg, m.offset, scalar_bits(spec, i), m.size);
+    }
+  }
+  // AQL packet (hsa_kernel_dispatch_packet_t), queue, scratch.
+  L->queue_addr = mem.allocate(256, "queue (amd_queue_t, zeroed)", 64, false);
+  L->packet_addr = mem.allocate(64, "AQL dispatch packet", 64, false);
+  L->scratch_per_lane = kd.private_segment_fixed_size;
+  L->scratch_slots = std::max(1u, scratch_slots);
+  L->scratch_slot_bytes = static_cast<uint64_t>(L->scratch_per_lane) * 64 * L->waves_per_group;
+  if (L->scratch_slot_bytes)
+    L->scratch_addr = mem.allocate(L->scratch_slot_bytes * L->scratch_slots, "scratch", 256);
+  {
+    std::vector<uint8_t> p(64, 0);
+    unsigned dims = spec.grid[2] * spec.block[2] > 1 ? 3 : spec.grid[1] * spec.block[1] > 1 ? 2 : 1;
+    put(p, 0, 2 /*HSA_PACKET_TYPE_KERNEL_DISPATCH*/, 2);
+    put(p, 2, dims, 2);
+    for (int d = 0; d < 3; ++d) put(p, 4 + 2 * d, L->block[d], 2);
+    for (int d = 0; d < 3; ++d) put(p, 12 + 4 * d, L->grid_items[d], 4);
+    put(p, 24, L->scratch_per_lane, 4);
+    put(p, 28, L->lds_bytes, 4);
+    put(p, 32, kCodeBase + kernel.kd_address, 8);
+    // kernarg address filled below
+    L->kernarg_addr = mem.allocate(kernarg.size(), "kernarg segment", 64, false);
+    put(p, 40, L->kernarg_addr, 8);
+    std::memcpy(mem.bytes(L->packet_addr).data(), p.data(), 64);
+  }
+  // Hidden arguments (code object v4/v5: AMDGPUUsage "Kernel Argument Metadata Map").
+  bool uniform_required = L->md->uniform_work_group_size;
+  for (const auto& m : L->md->args) {
+    if (!m.is_hidden()) continue;
+    const std::string& k = m.value_kind;
+    auto dim = [&](const char* prefix) -> int {
+      if (k.rfind(prefix, 0) != 0) return -1;
+      char c = k.back();
+      return c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : -1;
+    };
+    uint64_t v = 0;
+    if (int d = dim("hidden_block_count_"); d >= 0) v = L->num_groups[d];
+    else if (int d2 = dim("hidden_group_size_"); d2 >= 0) v = L->block[d2];
+    else if (int d3 = dim("hidden_remainder_"); d3 >= 0) v = L->grid_items[d3] % L->block[d3];
+    else if (dim("hidden_global_offset_") >= 0) v = 0;
+    else if (k == "hidden_grid_dims") v = (L->grid_items[2] > 1) ? 3 : (L->grid_items[1] > 1) ? 2 : 1;
+    else if (k == "hidden_dynamic_lds_size") v = L->dynamic_lds;
+    else if (k == "hidden_private_base") v = DeviceMemory::kPrivateAperture >> 32;
+    else if (k == "hidden_shared_base") v = DeviceMemory::kSharedAperture >> 32;
+    else if (k == "hidden_queue_ptr") v = L->queue_addr;
+    // hidden_printf_buffer, hidden_hostcall_buffer, hidden_default_queue, hidden_completion_action,
+    // hidden_multigrid_sync_arg, hidden_heap_v1, hidden_none: null (a kernel that uses them faults).
+    put(kernarg, m.offset, v, m.size);
+  }
+  (void)uniform_required;  // grid from the spec is whole workgroups: always uniform
+  std::memcpy(mem.bytes(L->kernarg_addr).data(), kernarg.data(), kernarg.size());
+  return L;
+}
+
+void init_wave(const Launch& L, const Program& prog, Wave& w, const std::array<uint32_t, 3>& wg, unsigned wave_index,
+               unsigned slot) {
+  const auto& kd = L.kernel->kd;
+  w.allocate_vregs(prog.num_vregs());
+  w.accum_offset = prog.accum_offset();
+  w.id_in_group = wave_index;
+  w.pc = prog.entry_index();
+  w.mode.bits = kd.get("compute_pgm_rsrc1.float_round_mode_32") | kd.get("compute_pgm_rsrc1.float_round_mode_16_64") << 2 |
+                kd.get("compute_pgm_rsrc1.float_denorm_mode_32") << 4 | kd.get("compute_pgm_rsrc1.float_denorm_mode_16_64") << 6 |
+                kd.get("compute_pgm_rsrc1.enable_dx10_clamp") << 8 | kd.get("compute_pgm_rsrc1.enable_ieee_mode") << 9;
+  w.flush_f32 = w.mode.denorm32() == 0;
+  uint64_t slot_base = L.scratch_addr + slot * L.scratch_slot_bytes;
+  uint64_t wave_offset = static_cast<uint64_t>(wave_index) * 64 * L.scratch_per_lane;
+  unsigned s = 0;
+  auto put64 = [&](uint64_t v) { w.set_sreg64(s, v), s += 2; };
+  if (kd.get("kernel_code_properties.enable_sgpr_private_segment_buffer")) {
+    // V#: base, stride 0, swizzle on, num_records max, add_tid, index_stride 64, element size 4.
+    w.s[s++] = static_cast<uint32_t>(slot_base);
+    w.s[s++] = static_cast<uint32_t>(slot_base >> 32) & 0xffff;
+    w.s[s++] = 0xffffffffu;
+    w.s[s++] = (1u << 23) | (3u << 21) | (1u << 19) | 0x00027000u;
+  }
+  if (kd.get("kernel_code_properties.enable_sgpr_dispatch_ptr")) put64(L.packet_addr);
+  if (kd.get("kernel_code_properties.enable_sgpr_queue_ptr")) put64(L.queue_addr);
+  if (kd.get("kernel_code_properties.enable_sgpr_kernarg_segment_ptr")) put64(L.kernarg_addr);
+  if (kd.get("kernel_code_properties.enable_sgpr_dispatch_id")) put64(0);
+  if (kd.get("kernel_code_properties.enable_sgpr_flat_scratch_init")) put64(slot_base);
+  if (kd.get("kernel_code_properties.enable_sgpr_private_segment_size")) w.s[s++] = L.scratch_per_lane;
+  if (unsigned n = kd.kernarg_preload_length()) {
+    const uint8_t* ka = L.mem.translate(L.kernarg_addr, 4);
+    unsigned off = kd.kernarg_preload_offset();
+    for (unsigned i = 0; i < n; ++i) std::memcpy(&w.s[s++], ka + 4 * (off + i), 4);
+  }
+  if (s != kd.user_sgpr_count())
+    throw Error(fmt::format("the kernel descriptor enables {} user SGPRs but user_sgpr_count is {}", s, kd.user_sgpr_count()),
+                L.kernel->name);
+  if (kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_x")) w.s[s++] = wg[0];
+  if (kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_y")) w.s[s++] = wg[1];
+  if (kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_z")) w.s[s++] = wg[2];
+  if (kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_info")) w.s[s++] = L.lds_bytes;  // LDS size for the workgroup
+  if (kd.get("compute_pgm_rsrc2.enable_private_segment")) w.s[s++] = static_cast<uint32_t>(wave_offset);
+  w.set_sreg64(kFlatScratchLo, slot_base + wave_offset);  // architected flat scratch (gfx942/gfx950)
+  // Work-item IDs of this wave's lanes, in the workgroup's actual (possibly partial) shape.
+  auto gs = L.group_size(wg);
+  unsigned count = gs[0] * gs[1] * gs[2];
+  unsigned ids = kd.workitem_id_vgprs();  // 0: X, 1: X and Y, 2: X, Y and Z
+  uint64_t exec = 0;
+  bool packed = prog.arch() != codeobj::Arch::Other;  // gfx90a+: X | Y << 10 | Z << 20 in v0
+  for (unsigned l = 0; l < 64; ++l) {
+    unsigned id = wave_index * 64 + l;
+    if (id >= count) continue;
+    exec |= 1ull << l;
+    unsigned x = id % gs[0], y = (id / gs[0]) % gs[1], z = id / (gs[0] * gs[1]);
+    if (ids < 1) y = 0;
+    if (ids < 2) z = 0;
+    if (packed) w.v[0][l] = x | y << 10 | z << 20;
+    else {
+      w.v[0][l] = x;
+      if (ids >= 1 && w.num_vregs > 1) w.v[1][l] = y;
+      if (ids >= 2 && w.num_vregs > 2) w.v[2][l] = z;
+    }
+  }
+  w.set_exec(exec);
+}
+
+}  // namespace asmevo::emu

@@ -1,0 +1,60 @@
+// Dispatch, as the ROCm runtime and the hardware do it: device memory for the arguments, the
+// kernarg segment (explicit arguments from the launch spec, hidden arguments per code-object
+// v4/v5 from the metadata's value kinds), the AQL dispatch packet, scratch, the loaded code object;
+// then each wave's initial SGPRs/VGPRs exactly as the kernel descriptor enables them
+// (AMDGPUUsage "Initial Kernel Execution State", "Kernarg Preload", "Hidden Kernel Arguments").
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codeobj/code_object.h"
+#include "emu/launch_spec.h"
+#include "emu/memory.h"
+
+namespace asmevo::emu {
+
+class Program;
+struct Wave;
+
+struct BufferArg {
+  size_t arg_index = 0;
+  std::string name, dtype;
+  uint64_t address = 0, bytes = 0;
+};
+
+struct Launch {
+  DeviceMemory mem;
+  const codeobj::CodeObject* co = nullptr;
+  const codeobj::Kernel* kernel = nullptr;
+  const codeobj::KernelMetadata* md = nullptr;
+  std::array<uint32_t, 3> grid_items{1, 1, 1};  // work-items in x, y, z (need not be a multiple of block)
+  std::array<uint32_t, 3> block{1, 1, 1};
+  std::array<uint32_t, 3> num_groups{1, 1, 1};
+  uint32_t dynamic_lds = 0;
+  uint32_t lds_bytes = 0;  // static (KD group_segment_fixed_size) + dynamic
+  uint64_t kernarg_addr = 0, packet_addr = 0, queue_addr = 0;
+  uint64_t scratch_addr = 0;
+  uint32_t scratch_per_lane = 0;   // private_segment_fixed_size
+  uint32_t waves_per_group = 1;
+  unsigned scratch_slots = 1;      // one scratch area per concurrently running workgroup
+  uint64_t scratch_slot_bytes = 0;
+  std::vector<BufferArg> buffers;
+
+  // Actual size (work-items) of workgroup `wg` in each dimension: smaller at the grid's edge.
+  std::array<uint32_t, 3> group_size(const std::array<uint32_t, 3>& wg) const;
+};
+
+// Explicit argument values for a launch without a spec (tests): raw bytes per explicit argument.
+// Builds everything above from the launch spec. `scratch_slots`: workgroups that may run at once.
+// Throws asmevo::Error naming the spec line for mismatches with the kernel's metadata.
+std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
+                                       const LaunchSpec& spec, unsigned scratch_slots);
+
+// Initial state of wave `wave_index` of workgroup `wg` (running in scratch slot `slot`).
+void init_wave(const Launch& launch, const Program& program, Wave& w, const std::array<uint32_t, 3>& wg,
+               unsigned wave_index, unsigned slot);
+
+}  // namespace asmevo::emu

@@ -1,0 +1,139 @@
+#include "emu/executor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fmt/format.h>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "emu/wave.h"
+#include "support/error.h"
+
+namespace asmevo::emu {
+
+void fail(const ExecContext& ctx, const Wave& w, const ExecInst& in, const std::string& what, int lane, uint64_t address,
+          const std::string& fix) {
+  std::string where = fmt::format("kernel {}, workgroup ({},{},{}) wave {}, pc 0x{:x}: {}", ctx.kernel, ctx.wg_id[0],
+                                  ctx.wg_id[1], ctx.wg_id[2], w.id_in_group, in.raw ? in.raw->address : in.address,
+                                  in.raw ? in.raw->text : std::string("?"));
+  if (lane >= 0) where += fmt::format(", lane {}, address 0x{:x}", lane, address);
+  throw Error(what, where, fix, kExitFailure);
+}
+
+void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions) {
+  const std::vector<ExecInst>& insts = ctx.program->insts();
+  const size_t n = insts.size();
+  while (!w.done && !w.at_barrier) {
+    const ExecInst& in = insts[w.pc];
+    if (!in.fn) fail(ctx, w, in, "unsupported instruction " + in.raw->mnemonic + " reached", -1, 0,
+                     "implement it in emu/semantics (docs/emulator.md)");
+    if (w.wc.any()) {
+      std::string v = w.wc.violation(in, in.entry->counters);
+      if (!v.empty())
+        fail(ctx, w, in, "waitcnt violation: " + v, -1, 0, "insert the s_waitcnt the hardware needs before this instruction");
+    }
+    w.pc += 1;
+    in.fn(ctx, w, in);
+    ++ctx.stats.by_category[in.category];
+    if (++w.instructions > max_instructions)
+      fail(ctx, w, in, fmt::format("wave executed more than {} instructions (endless loop?)", max_instructions));
+    if (w.pc >= n && !w.done) fail(ctx, w, in, "execution ran past the end of the code");
+  }
+}
+
+namespace {
+
+void run_workgroup(ExecContext& ctx, Launch& L, const Program& prog, const std::array<uint32_t, 3>& wg, unsigned slot,
+                   std::vector<uint8_t>& lds, std::vector<Wave>& waves, const RunOptions& opt) {
+  ctx.wg_id = wg;
+  auto gs = L.group_size(wg);
+  unsigned nwaves = (gs[0] * gs[1] * gs[2] + 63) / 64;
+  std::fill(lds.begin(), lds.end(), 0);  // LDS is undefined at launch; zero keeps runs reproducible
+  ctx.lds = lds.data();
+  ctx.lds_size = static_cast<uint32_t>(lds.size());
+  ctx.scratch_base = L.scratch_addr + slot * L.scratch_slot_bytes;
+  ctx.scratch_per_lane = L.scratch_per_lane;
+  waves.resize(std::max<size_t>(waves.size(), nwaves));
+  for (unsigned i = 0; i < nwaves; ++i) {
+    Wave& w = waves[i];
+    w.done = w.at_barrier = false;
+    w.instructions = 0;
+    w.scc = false;
+    w.s.fill(0);
+    w.wc.clear();
+    init_wave(L, prog, w, wg, i, slot);
+  }
+  ctx.stats.waves += nwaves;
+  ctx.stats.workgroups += 1;
+  for (;;) {
+    bool any_alive = false;
+    for (unsigned i = 0; i < nwaves; ++i) {
+      Wave& w = waves[i];
+      if (w.done) continue;
+      if (!w.at_barrier) step_wave(ctx, w, opt.max_wave_instructions);
+      any_alive |= !w.done;
+    }
+    if (!any_alive) break;
+    // Every live wave is at the barrier now: release them.
+    for (unsigned i = 0; i < nwaves; ++i) waves[i].at_barrier = false;
+  }
+}
+
+}  // namespace
+
+RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
+  auto t0 = std::chrono::steady_clock::now();
+  const uint64_t total = static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1] * L.num_groups[2];
+  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (prog.has_global_atomics()) threads = 1;  // fixed atomic order: linear workgroup order
+  threads = static_cast<unsigned>(std::min<uint64_t>({threads, std::max<uint64_t>(total, 1), L.scratch_slots}));
+  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> first_error{UINT64_MAX};
+  std::mutex mu;
+  std::optional<Error> error;
+  std::optional<std::string> internal;
+  Stats stats;
+  auto worker = [&](unsigned slot) {
+    ExecContext ctx;
+    ctx.program = &prog;
+    ctx.mem = &L.mem;
+    ctx.kernel = L.kernel->name;
+    std::vector<uint8_t> lds(L.lds_bytes);
+    std::vector<Wave> waves;
+    for (;;) {
+      uint64_t g = next.fetch_add(1);
+      if (g >= total || g > first_error.load()) break;
+      std::array<uint32_t, 3> wg{static_cast<uint32_t>(g % L.num_groups[0]),
+                                 static_cast<uint32_t>(g / L.num_groups[0] % L.num_groups[1]),
+                                 static_cast<uint32_t>(g / (static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1]))};
+      try {
+        run_workgroup(ctx, L, prog, wg, slot, lds, waves, opt);
+      } catch (const Error& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (g < first_error.load()) first_error = g, error = e, internal.reset();
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (g < first_error.load()) first_error = g, internal = e.what(), error.reset();
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    stats.add(ctx.stats);
+  };
+  if (threads <= 1) worker(0);
+  else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (auto& t : pool) t.join();
+  }
+  if (error) throw *error;
+  if (internal) throw Error("internal error in the emulator: " + *internal, L.kernel->name, {}, kExitInternal);
+  RunResult r;
+  r.stats = stats;
+  r.threads = threads;
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace asmevo::emu

@@ -1,0 +1,56 @@
+#include "emu/memory.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "support/error.h"
+
+namespace asmevo::emu {
+
+DeviceMemory::DeviceMemory() : locks_(new std::mutex[kLocks]) {}
+
+uint64_t DeviceMemory::allocate(uint64_t size, const std::string& name, uint64_t align, bool writable) {
+  uint64_t base = (next_ + align - 1) / align * align;
+  map_at(base, size, {}, name, writable);
+  next_ = base + std::max<uint64_t>(size, 1) + kGuard;
+  return base;
+}
+
+void DeviceMemory::map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name,
+                          bool writable) {
+  uint64_t alloc = std::max<uint64_t>(size, 1);
+  for (const auto& r : regions_)
+    if (base < r->base + r->size && r->base < base + alloc)
+      throw Error("device region " + name + " overlaps " + r->name, {}, {}, kExitInternal);
+  auto r = std::make_unique<Region>();
+  r->base = base;
+  r->size = size;
+  r->name = name;
+  r->writable = writable;
+  r->data.reset(new uint8_t[alloc]());
+  if (!init.empty()) std::memcpy(r->data.get(), init.data(), std::min<uint64_t>(init.size(), size));
+  regions_.push_back(std::move(r));
+  std::sort(regions_.begin(), regions_.end(), [](const auto& a, const auto& b) { return a->base < b->base; });
+  last_ = regions_.front().get();
+}
+
+const DeviceMemory::Region* DeviceMemory::find(uint64_t addr) const {
+  auto it = std::upper_bound(regions_.begin(), regions_.end(), addr, [](uint64_t a, const auto& r) { return a < r->base; });
+  if (it == regions_.begin()) return nullptr;
+  const Region* r = (it - 1)->get();
+  return addr - r->base < r->size ? r : nullptr;
+}
+
+const DeviceMemory::Region* DeviceMemory::region(const std::string& name) const {
+  for (const auto& r : regions_)
+    if (r->name == name) return r.get();
+  return nullptr;
+}
+
+std::span<uint8_t> DeviceMemory::bytes(uint64_t base) const {
+  const Region* r = find(base);
+  if (!r || r->base != base) throw Error("no device region starts at this address", {}, {}, kExitInternal);
+  return {r->data.get(), r->size};
+}
+
+}  // namespace asmevo::emu

@@ -1,0 +1,66 @@
+// The device address space of one emulated launch. Only ranges AsmEvo allocated (buffers, kernarg
+// segment, dispatch packet, scratch, the loaded code object) are accessible; translate() returns
+// nullptr for anything else and the caller stops the run with a memory fault (emu/fault.h).
+//
+// Regions are created before the run and never move, so translate() is safe from any thread.
+// Each allocation is followed by an unmapped guard gap so small overruns fault instead of landing
+// in the next buffer. Atomics take a striped lock (atomic_lock) so read-modify-write is atomic
+// across workgroups running on different threads.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace asmevo::emu {
+
+class DeviceMemory {
+ public:
+  struct Region {
+    uint64_t base = 0, size = 0;
+    std::string name;
+    bool writable = true;
+    std::unique_ptr<uint8_t[]> data;
+  };
+
+  // Well-known apertures (src_shared_base / src_private_base give their high 32 bits). Flat
+  // addresses inside them go to LDS / scratch, not to this address space.
+  static constexpr uint64_t kSharedAperture = 0x0001'0000'0000'0000ull;
+  static constexpr uint64_t kPrivateAperture = 0x0002'0000'0000'0000ull;
+  static constexpr uint64_t kApertureSize = 1ull << 32;
+  static constexpr uint64_t kGuard = 64 * 1024;
+
+  DeviceMemory();
+  // Allocates zeroed memory; returns its device address (aligned to `align`).
+  uint64_t allocate(uint64_t size, const std::string& name, uint64_t align = 256, bool writable = true);
+  // Maps `size` bytes at exactly `base` (the loaded code object), first `init.size()` copied.
+  void map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name, bool writable);
+
+  // Host pointer for [addr, addr+size) if it lies inside one region (writable if `write`), else nullptr.
+  uint8_t* translate(uint64_t addr, uint64_t size, bool write = false) const {
+    const Region* r = last_;
+    if (!(r && addr - r->base < r->size)) r = find(addr);
+    if (!r || addr - r->base + size > r->size || (write && !r->writable)) return nullptr;
+    return r->data.get() + (addr - r->base);
+  }
+  const Region* find(uint64_t addr) const;
+  const Region* region(const std::string& name) const;
+  std::span<uint8_t> bytes(uint64_t base) const;  // whole region starting at base
+
+  // Striped lock for atomics at `addr` (same lock for the same 64-byte line).
+  std::mutex& atomic_lock(uint64_t addr) const { return locks_[(addr >> 6) % kLocks]; }
+
+  static bool in_shared_aperture(uint64_t a) { return a - kSharedAperture < kApertureSize; }
+  static bool in_private_aperture(uint64_t a) { return a - kPrivateAperture < kApertureSize; }
+
+ private:
+  static constexpr size_t kLocks = 256;
+  std::vector<std::unique_ptr<Region>> regions_;  // sorted by base
+  uint64_t next_ = 0x0000'7000'0000'0000ull;
+  const Region* last_ = nullptr;  // set when the first region is created; a hint only
+  mutable std::unique_ptr<std::mutex[]> locks_;
+};
+
+}  // namespace asmevo::emu

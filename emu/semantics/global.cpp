@@ -1,0 +1,127 @@
+// GLOBAL and FLAT loads/stores (ISA "Flat, Scratch and Global Instructions"). Counted on vmcnt and
+// returning in order; a FLAT access that hits the LDS aperture also counts on lgkmcnt. Every lane's
+// address is checked against the allocated ranges (memory fault otherwise). Load data is read at
+// issue and lands in the VGPRs at the covering s_waitcnt (emu/waitcnt.h); store data is read from
+// the VGPRs and written to memory at issue (gfx9 stores need no wait before their data is reused).
+//
+// Addresses: GLOBAL with saddr "off": ADDR = VADDR[63:0] + offset; with an SGPR pair saddr:
+// ADDR = SADDR + zext(VADDR[31:0]) + offset. FLAT: ADDR = VADDR[63:0] + offset.
+#include <cstring>
+
+#include "emu/alu.h"
+
+namespace asmevo::emu::sem {
+namespace {
+
+enum class Form { Global, Flat };
+
+uint64_t lane_address(const Wave& w, const ExecInst& in, const Operand& vaddr, const Operand& saddr, unsigned l) {
+  if (saddr.kind == Operand::SGPR)
+    return w.sreg64(saddr.index) + w.v[vaddr.index][l] + static_cast<uint64_t>(in.mods.offset);
+  return (w.v[vaddr.index][l] | static_cast<uint64_t>(w.v[vaddr.index + 1][l]) << 32) + static_cast<uint64_t>(in.mods.offset);
+}
+
+// Host pointer for a lane's access: global memory, or LDS through the flat shared aperture.
+uint8_t* lane_ptr(ExecContext& ctx, const Wave& w, const ExecInst& in, Form f, uint64_t a, unsigned size, bool write,
+                  unsigned l, bool& lds) {
+  if (f == Form::Flat && DeviceMemory::in_shared_aperture(a)) {
+    lds = true;
+    uint64_t off = a - DeviceMemory::kSharedAperture;
+    if (off + size > ctx.lds_size)
+      fail(ctx, w, in, "memory fault: flat access to LDS offset " + std::to_string(off) + " beyond the workgroup's " +
+                           std::to_string(ctx.lds_size) + " bytes", static_cast<int>(l), a);
+    return ctx.lds + off;
+  }
+  if (f == Form::Flat && DeviceMemory::in_private_aperture(a))
+    fail(ctx, w, in, "flat access to the private (scratch) aperture is not implemented yet", static_cast<int>(l), a,
+         "implement scratch in emu/semantics (docs/emulator.md)");
+  return access(ctx, w, in, a, size, write, static_cast<int>(l));
+}
+
+// Loads of `Bytes` per lane; sub-dword loads zero- or sign-extend into one VGPR.
+template <Form F, unsigned Bytes, bool Signed> void load(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  constexpr unsigned dwords = Bytes < 4 ? 1 : Bytes / 4;
+  const Operand& vaddr = in.src[0];
+  const Operand saddr = in.nsrc > 1 ? in.src[1] : Operand{};
+  uint64_t exec = w.exec();
+  PendingWrite pw;
+  pw.file = 0;
+  pw.reg = in.dst[0].index;
+  pw.count = dwords;
+  pw.lanes = exec;
+  pw.data.assign(dwords * kWaveSize, 0);
+  bool lds = false;
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!(exec >> l & 1)) continue;
+    uint64_t a = lane_address(w, in, vaddr, saddr, l);
+    const uint8_t* p = lane_ptr(ctx, w, in, F, a, Bytes, false, l, lds);
+    if constexpr (Bytes >= 4) {
+      for (unsigned d = 0; d < dwords; ++d) std::memcpy(&pw.data[d * kWaveSize + l], p + 4 * d, 4);
+    } else {
+      uint32_t v = 0;
+      std::memcpy(&v, p, Bytes);
+      if (Signed) v = static_cast<uint32_t>(Bytes == 1 ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(static_cast<int16_t>(v)));
+      pw.data[l] = v;
+    }
+  }
+  PendingOp op;
+  op.counters = static_cast<uint8_t>(kVm | (lds ? kLgkm : 0));
+  op.inst = &in;
+  op.writes.push_back(std::move(pw));
+  w.wc.issue(std::move(op));
+}
+
+template <Form F, unsigned Bytes> void store(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  constexpr unsigned dwords = Bytes < 4 ? 1 : Bytes / 4;
+  const Operand& vaddr = in.src[0];
+  const Operand& data = in.src[1];
+  const Operand saddr = in.nsrc > 2 ? in.src[2] : Operand{};
+  uint64_t exec = w.exec();
+  bool lds = false;
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!(exec >> l & 1)) continue;
+    uint64_t a = lane_address(w, in, vaddr, saddr, l);
+    uint8_t* p = lane_ptr(ctx, w, in, F, a, Bytes, true, l, lds);
+    if constexpr (Bytes >= 4) {
+      for (unsigned d = 0; d < dwords; ++d) std::memcpy(p + 4 * d, &w.v[data.index + d][l], 4);
+    } else {
+      std::memcpy(p, &w.v[data.index][l], Bytes);
+    }
+  }
+  PendingOp op;
+  op.counters = static_cast<uint8_t>(kVm | (lds ? kLgkm : 0));
+  op.inst = &in;
+  w.wc.issue(std::move(op));
+}
+
+template <Form F> void add_all(Registry& r, const char* pre) {
+  auto L = [&](const char* sfx, ExecFn fn) {
+    custom(r, (std::string(pre) + "_load_" + sfx).c_str(), fn, Category::Memory, {Ty::Any}, {Ty::Any, Ty::Any}, kVariadic, kVm);
+  };
+  auto S = [&](const char* sfx, ExecFn fn) {
+    custom(r, (std::string(pre) + "_store_" + sfx).c_str(), fn, Category::Memory, {}, {Ty::Any, Ty::Any, Ty::Any}, kVariadic, kVm);
+  };
+  L("dword", load<F, 4, false>);
+  L("dwordx2", load<F, 8, false>);
+  L("dwordx3", load<F, 12, false>);
+  L("dwordx4", load<F, 16, false>);
+  L("ubyte", load<F, 1, false>);
+  L("sbyte", load<F, 1, true>);
+  L("ushort", load<F, 2, false>);
+  L("sshort", load<F, 2, true>);
+  S("dword", store<F, 4>);
+  S("dwordx2", store<F, 8>);
+  S("dwordx3", store<F, 12>);
+  S("dwordx4", store<F, 16>);
+  S("byte", store<F, 1>);
+  S("short", store<F, 2>);
+}
+
+}  // namespace
+
+void register_global(Registry& r) {
+  add_all<Form::Global>(r, "global");
+  add_all<Form::Flat>(r, "flat");
+}
+
+}  // namespace asmevo::emu::sem

@@ -1,0 +1,78 @@
+// VOPC: vector compares. D (VCC for e32, an SGPR pair for e64) = one bit per lane, 0 for inactive
+// lanes; v_cmpx_* also write EXEC. Float compares follow IEEE (ordered/unordered as the name says).
+#include <cmath>
+
+#include <bit>
+
+#include "emu/alu.h"
+
+namespace asmevo::emu::sem {
+
+#define ASMEVO_ICMP(pre, sfx, T, flags)                                                  \
+  valu<[](T a, T b) { return false; }>(r, pre "_f_" sfx, Category::Vector, flags);     \
+  valu<[](T a, T b) { return a < b; }>(r, pre "_lt_" sfx, Category::Vector, flags);    \
+  valu<[](T a, T b) { return a == b; }>(r, pre "_eq_" sfx, Category::Vector, flags);   \
+  valu<[](T a, T b) { return a <= b; }>(r, pre "_le_" sfx, Category::Vector, flags);   \
+  valu<[](T a, T b) { return a > b; }>(r, pre "_gt_" sfx, Category::Vector, flags);    \
+  valu<[](T a, T b) { return a != b; }>(r, pre "_ne_" sfx, Category::Vector, flags);   \
+  valu<[](T a, T b) { return a >= b; }>(r, pre "_ge_" sfx, Category::Vector, flags);   \
+  valu<[](T a, T b) { return true; }>(r, pre "_t_" sfx, Category::Vector, flags);
+
+#define ASMEVO_FCMP(pre, sfx, T, flags)                                                                         \
+  valu<[](T a, T b) { return false; }>(r, pre "_f_" sfx, Category::Vector, flags);                            \
+  valu<[](T a, T b) { return a < b; }>(r, pre "_lt_" sfx, Category::Vector, flags);                           \
+  valu<[](T a, T b) { return a == b; }>(r, pre "_eq_" sfx, Category::Vector, flags);                          \
+  valu<[](T a, T b) { return a <= b; }>(r, pre "_le_" sfx, Category::Vector, flags);                          \
+  valu<[](T a, T b) { return a > b; }>(r, pre "_gt_" sfx, Category::Vector, flags);                           \
+  valu<[](T a, T b) { return a < b || a > b; }>(r, pre "_lg_" sfx, Category::Vector, flags);                  \
+  valu<[](T a, T b) { return a >= b; }>(r, pre "_ge_" sfx, Category::Vector, flags);                          \
+  valu<[](T a, T b) { return !std::isnan(a) && !std::isnan(b); }>(r, pre "_o_" sfx, Category::Vector, flags); \
+  valu<[](T a, T b) { return std::isnan(a) || std::isnan(b); }>(r, pre "_u_" sfx, Category::Vector, flags);   \
+  valu<[](T a, T b) { return !(a >= b); }>(r, pre "_nge_" sfx, Category::Vector, flags);                      \
+  valu<[](T a, T b) { return !(a < b || a > b); }>(r, pre "_nlg_" sfx, Category::Vector, flags);              \
+  valu<[](T a, T b) { return !(a > b); }>(r, pre "_ngt_" sfx, Category::Vector, flags);                       \
+  valu<[](T a, T b) { return !(a <= b); }>(r, pre "_nle_" sfx, Category::Vector, flags);                      \
+  valu<[](T a, T b) { return !(a == b); }>(r, pre "_neq_" sfx, Category::Vector, flags);                      \
+  valu<[](T a, T b) { return !(a < b); }>(r, pre "_nlt_" sfx, Category::Vector, flags);                       \
+  valu<[](T a, T b) { return true; }>(r, pre "_tru_" sfx, Category::Vector, flags);
+
+// v_cmp_class: S1 is a mask of classes (0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0,
+// 6 +0, 7 +denormal, 8 +normal, 9 +inf). sNaN vs qNaN by the quiet bit.
+template <class T> bool fp_class(T a, u32 mask) {
+  int c;
+  switch (std::fpclassify(a)) {
+    case FP_NAN: {
+      bool quiet;
+      if constexpr (sizeof(T) == 4) quiet = std::bit_cast<u32>(a) >> 22 & 1;
+      else quiet = std::bit_cast<u64>(a) >> 51 & 1;
+      c = quiet ? 1 : 0;
+      break;
+    }
+    case FP_INFINITE: c = std::signbit(a) ? 2 : 9; break;
+    case FP_NORMAL: c = std::signbit(a) ? 3 : 8; break;
+    case FP_SUBNORMAL: c = std::signbit(a) ? 4 : 7; break;
+    default: c = std::signbit(a) ? 5 : 6; break;
+  }
+  return mask >> c & 1;
+}
+
+void register_vopc(Registry& r) {
+  ASMEVO_ICMP("v_cmp", "i32", i32, 0)
+  ASMEVO_ICMP("v_cmp", "u32", u32, 0)
+  ASMEVO_ICMP("v_cmp", "i64", i64, 0)
+  ASMEVO_ICMP("v_cmp", "u64", u64, 0)
+  ASMEVO_ICMP("v_cmpx", "i32", i32, kWritesExec)
+  ASMEVO_ICMP("v_cmpx", "u32", u32, kWritesExec)
+  ASMEVO_ICMP("v_cmpx", "i64", i64, kWritesExec)
+  ASMEVO_ICMP("v_cmpx", "u64", u64, kWritesExec)
+  ASMEVO_FCMP("v_cmp", "f32", float, 0)
+  ASMEVO_FCMP("v_cmp", "f64", double, 0)
+  ASMEVO_FCMP("v_cmpx", "f32", float, kWritesExec)
+  ASMEVO_FCMP("v_cmpx", "f64", double, kWritesExec)
+  valu<[](float a, u32 m) { return fp_class(a, m); }>(r, "v_cmp_class_f32");
+  valu<[](double a, u32 m) { return fp_class(a, m); }>(r, "v_cmp_class_f64");
+  valu<[](float a, u32 m) { return fp_class(a, m); }>(r, "v_cmpx_class_f32", Category::Vector, kWritesExec);
+  valu<[](double a, u32 m) { return fp_class(a, m); }>(r, "v_cmpx_class_f64", Category::Vector, kWritesExec);
+}
+
+}  // namespace asmevo::emu::sem

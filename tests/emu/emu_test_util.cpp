@@ -1,0 +1,137 @@
+#include "tests/emu/emu_test_util.h"
+
+#include <array>
+#include <cstring>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "codeobj/code_object.h"
+#include "emu/dispatch.h"
+#include "emu/executor.h"
+#include "emu/launch_spec.h"
+#include "emu/program.h"
+#include "program/decoder.h"
+#include "support/file_io.h"
+
+namespace asmevo::emu::test {
+namespace {
+
+std::string run_cmd(const std::string& cmd, int& rc) {
+  std::string out;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run " + cmd);
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  rc = pclose(p);
+  return out;
+}
+
+}  // namespace
+
+std::string source_dir() { return ASMEVO_SOURCE_DIR; }
+std::string corpus_hip_dir() {
+  // This build's corpus first (emu_tests depends on asmevo_corpus_hip), then the usual build folders.
+  for (std::string b : {std::string(ASMEVO_BINARY_DIR), std::string(ASMEVO_SOURCE_DIR) + "/out",
+                        std::string(ASMEVO_SOURCE_DIR) + "/build-corpus"})
+    if (std::filesystem::exists(b + "/corpus/hip/gfx942/vector_add.co")) return b + "/corpus/hip";
+  return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip";
+}
+
+std::vector<uint8_t> assemble_kernel(const std::string& arch, const std::string& body, unsigned results,
+                                     const std::string& extra_text) {
+  std::string epi = "  s_mov_b64 exec, s[92:93]\n";
+  epi += fmt::format("  v_mov_b32 v102, {}\n  v_mul_u32_u24 v100, v102, v0\n", results * 4);
+  epi += "  v_mov_b32 v101, s3\n  v_add_co_u32 v100, vcc, s2, v100\n  v_addc_co_u32 v101, vcc, 0, v101, vcc\n";
+  for (unsigned k = 0; k < results; ++k) epi += fmt::format("  global_store_dword v[100:101], v{}, off offset:{}\n", 10 + k, 4 * k);
+  epi += "  s_endpgm\n";
+  std::string src = fmt::format(R"(
+  .amdgcn_target "amdgcn-amd-amdhsa--{0}"
+  .text
+  .globl k
+  .p2align 8
+  .type k,@function
+k:
+  s_mov_b64 s[92:93], exec
+  s_load_dwordx2 s[2:3], s[0:1], 0x0
+  s_waitcnt lgkmcnt(0)
+{1}
+{2}
+.Lk_end:
+  .size k, .Lk_end-k
+{3}
+  .rodata
+  .p2align 6
+  .amdhsa_kernel k
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_count 2
+    .amdhsa_system_sgpr_workgroup_id_x 1
+    .amdhsa_next_free_vgpr 128
+    .amdhsa_next_free_sgpr 96
+    .amdhsa_accum_offset 128
+    .amdhsa_kernarg_size 8
+    .amdhsa_group_segment_fixed_size 1024
+  .end_amdhsa_kernel
+  .amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.kernels:
+  - .name: k
+    .symbol: k.kd
+    .kernarg_segment_size: 8
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 1024
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 96
+    .vgpr_count: 128
+    .max_flat_workgroup_size: 1024
+    .args:
+      - {{ .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}
+...
+  .end_amdgpu_metadata
+)",
+                                arch, body, epi, extra_text);
+  char tmpl[] = "/tmp/asmevo-emu-XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::ofstream(dir + "/k.s") << src;
+  int rc;
+  std::string out = run_cmd(fmt::format("{} -triple=amdgcn-amd-amdhsa -mcpu={} -filetype=obj {}/k.s -o {}/k.o", ASMEVO_LLVM_MC,
+                                        arch, dir, dir),
+                            rc);
+  if (rc != 0) throw std::runtime_error("llvm-mc failed:\n" + out + "\nsource:\n" + src);
+  out = run_cmd(fmt::format("{} -shared {}/k.o -o {}/k.co", ASMEVO_LD_LLD, dir, dir), rc);
+  if (rc != 0) throw std::runtime_error("ld.lld failed:\n" + out);
+  auto bytes = read_file_bytes(dir + "/k.co");
+  std::filesystem::remove_all(dir);
+  return bytes;
+}
+
+SnippetRun run_snippet(const std::string& arch, const std::string& body, unsigned results, unsigned block) {
+  auto co = codeobj::CodeObject::parse(assemble_kernel(arch, body, results), "snippet-" + arch);
+  const codeobj::Kernel* k = co.kernel("k");
+  if (!k) throw std::runtime_error("no kernel k");
+  program::Decoder dec(co.target());
+  auto prog = Program::build(co, *k, dec);
+  LaunchSpec spec = parse_launch_spec_text(fmt::format(R"(
+kernel: k
+grid: [1, 1, 1]
+block: [{}, 1, 1]
+args:
+  - {{name: out, buffer: u32, count: {}}}
+)",
+                                                       block, 64 * results * ((block + 63) / 64)));
+  auto launch = prepare_launch(co, *k, spec, 1);
+  run_launch(*launch, *prog, RunOptions{});
+  SnippetRun r;
+  auto b = launch->mem.bytes(launch->buffers[0].address);
+  r.out.resize(b.size() / 4);
+  std::memcpy(r.out.data(), b.data(), b.size());
+  return r;
+}
+
+}  // namespace asmevo::emu::test

@@ -1,0 +1,28 @@
+// Test helpers: assemble a kernel body for gfx90a/gfx942/gfx950 into a code object at test time
+// (llvm-mc-22 + ld.lld-22), run it on the emulator with one output buffer, read the results.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace asmevo::emu::test {
+
+// Builds a code object holding kernel "k" with `body` between a prologue and an epilogue:
+//   prologue: s[0:1] = kernarg pointer; s[2:3] = out (after s_waitcnt); v0 = work-item id x.
+//   epilogue: EXEC = the lanes live at entry (saved in s[92:93]); stores v10 .. v(10+results-1) of every lane to
+//             out[(lane * results + k)] (dwords), then s_endpgm.
+// The body may use s4..s63 and v1..v99 (not v0). Throws std::runtime_error with the assembler's message.
+std::vector<uint8_t> assemble_kernel(const std::string& arch, const std::string& body, unsigned results,
+                                     const std::string& extra_text = {});
+
+struct SnippetRun {
+  std::vector<uint32_t> out;  // 64 * results dwords
+  uint32_t at(unsigned lane, unsigned k, unsigned results) const { return out[lane * results + k]; }
+};
+// Assembles and runs one wave of 64 lanes; throws asmevo::Error when the emulator stops the run.
+SnippetRun run_snippet(const std::string& arch, const std::string& body, unsigned results, unsigned block = 64);
+
+std::string corpus_hip_dir();  // build/corpus/hip (code objects)
+std::string source_dir();
+
+}  // namespace asmevo::emu::test

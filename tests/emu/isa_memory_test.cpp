@@ -1,0 +1,132 @@
+// GLOBAL/FLAT memory, strict waitcnt (violations stop the run) and memory faults.
+#include <gtest/gtest.h>
+
+#include "support/error.h"
+#include "tests/emu/emu_test_util.h"
+
+namespace asmevo::emu::test {
+namespace {
+
+// v[30:31] = out + lane * 4 (the first result dword of each lane when results == 1).
+const char* kAddr = R"(
+  v_lshlrev_b32_e32 v30, 2, v0
+  v_mov_b32 v31, s3
+  v_add_co_u32_e32 v30, vcc, s2, v30
+  v_addc_co_u32_e32 v31, vcc, 0, v31, vcc
+)";
+
+std::string expect_error(const std::string& arch, const std::string& body) {
+  try {
+    run_snippet(arch, body, 1);
+  } catch (const Error& e) {
+    return e.format();
+  }
+  return "(no error)";
+}
+
+TEST(EmuMemory, StoreLoadRoundTripAfterWait) {
+  auto r = run_snippet("gfx942", std::string(kAddr) + R"(
+  v_add_u32_e32 v1, 1000, v0
+  global_store_dword v[30:31], v1, off
+  s_waitcnt vmcnt(0)
+  global_load_dword v10, v[30:31], off
+  s_waitcnt vmcnt(0)
+  v_add_u32_e32 v10, 1, v10
+)",
+                       1);
+  for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(r.at(l, 0, 1), 1001 + l);
+}
+
+TEST(EmuMemory, SaddrFormAndOffsets) {
+  auto r = run_snippet("gfx90a", R"(
+  v_lshlrev_b32_e32 v1, 2, v0
+  v_add_u32_e32 v2, 7, v0
+  global_store_dword v1, v2, s[2:3] offset:0
+  global_load_dword v10, v1, s[2:3]
+  s_waitcnt vmcnt(0)
+)",
+                       1);
+  for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(r.at(l, 0, 1), 7 + l);
+}
+
+TEST(EmuWaitcnt, ReadingALoadResultWithoutWaitStops) {
+  std::string msg = expect_error("gfx942", std::string(kAddr) + R"(
+  global_load_dword v5, v[30:31], off
+  v_add_u32_e32 v10, 1, v5
+)");
+  EXPECT_NE(msg.find("waitcnt violation"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("reads v5"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("v_add_u32_e32 v10, 1, v5"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("pc 0x"), std::string::npos) << msg;
+}
+
+TEST(EmuWaitcnt, VmcntCountsInOrder) {
+  // Two loads; vmcnt(1) guarantees the older one only: reading v5 is fine, v6 is not.
+  auto ok = run_snippet("gfx942", std::string(kAddr) + R"(
+  global_load_dword v5, v[30:31], off
+  global_load_dword v6, v[30:31], off
+  s_waitcnt vmcnt(1)
+  v_mov_b32 v10, v5
+  s_waitcnt vmcnt(0)
+)",
+                        1);
+  std::string msg = expect_error("gfx942", std::string(kAddr) + R"(
+  global_load_dword v5, v[30:31], off
+  global_load_dword v6, v[30:31], off
+  s_waitcnt vmcnt(1)
+  v_mov_b32 v10, v6
+)");
+  EXPECT_NE(msg.find("waitcnt violation"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("reads v6"), std::string::npos) << msg;
+}
+
+TEST(EmuWaitcnt, SmemIsOutOfOrder) {
+  // lgkmcnt(1) after two scalar loads guarantees neither (SMEM returns out of order).
+  std::string msg = expect_error("gfx950", R"(
+  s_load_dword s4, s[0:1], 0x0
+  s_load_dword s5, s[0:1], 0x4
+  s_waitcnt lgkmcnt(1)
+  v_mov_b32 v10, s4
+)");
+  EXPECT_NE(msg.find("waitcnt violation"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("reads s4"), std::string::npos) << msg;
+}
+
+TEST(EmuWaitcnt, OverwritingALoadDestinationStops) {
+  std::string msg = expect_error("gfx90a", std::string(kAddr) + R"(
+  global_load_dword v5, v[30:31], off
+  v_mov_b32 v5, 0
+)");
+  EXPECT_NE(msg.find("waitcnt violation"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("writes v5"), std::string::npos) << msg;
+}
+
+TEST(EmuFault, OutOfRangeLoadNamesLaneAndAddress) {
+  std::string msg = expect_error("gfx942", R"(
+  v_mov_b32 v30, 0x1000
+  v_mov_b32 v31, 0
+  v_cmp_eq_u32_e32 vcc, 3, v0
+  s_and_saveexec_b64 s[4:5], vcc
+  global_load_dword v5, v[30:31], off
+  s_waitcnt vmcnt(0)
+)");
+  EXPECT_NE(msg.find("memory fault"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("lane 3"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("address 0x1000"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("global_load_dword v5, v[30:31], off"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("kernel k"), std::string::npos) << msg;
+}
+
+TEST(EmuFault, StorePastTheBufferEndFaults) {
+  // The buffer holds 64 dwords; lane 0 writes dword 64.
+  std::string msg = expect_error("gfx942", R"(
+  v_mov_b32 v30, s2
+  v_mov_b32 v31, s3
+  global_store_dword v[30:31], v0, off offset:256
+)");
+  EXPECT_NE(msg.find("memory fault"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("lane 0"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace asmevo::emu::test
