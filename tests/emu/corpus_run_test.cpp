@@ -29,7 +29,7 @@ struct Case {
 void run_and_compare(const std::string& arch, const Case& c, unsigned threads, uint64_t seed,
                      std::vector<std::vector<uint8_t>>* outputs = nullptr) {
   std::string co_path = corpus_hip_dir() + "/" + arch + "/" + c.file + ".co";
-  if (!std::filesystem::exists(co_path)) GTEST_SKIP() << "corpus not built: " << co_path;
+  ASSERT_TRUE(std::filesystem::exists(co_path)) << "corpus not built: " << co_path << " (build target asmevo_corpus_hip)";
   LaunchSpec spec = load_launch_spec(source_dir() + "/corpus/hip/launch/" + c.spec + ".yaml");
   spec.seed = seed;
   auto co = codeobj::CodeObject::parse(read_file_bytes(co_path), co_path);
