@@ -162,10 +162,14 @@ class Differ {
     auto kind = [](const codeobj::ElfSymbol& s) {
       return fmt::format("type {} binding {} visibility {}", s.type, s.binding, s.visibility);
     };
+    // __hip_cuid_<hash> marks a HIP compilation unit (a random ID per compile, used when linking
+    // relocatable device code); no launch refers to it, so a different one is only a change.
+    auto cuid = [](const std::string& n) { return n.rfind("__hip_cuid_", 0) == 0; };
     for (const auto& [n, s] : sa) {
       auto it = sb.find(n);
       if (it == sb.end()) {
-        brk("", "symbol " + sanitize_utf8(n), "present", "-", "exported symbol missing from B");
+        if (cuid(n)) chg("", "symbol " + sanitize_utf8(n), "present", "-", "HIP compilation-unit ID");
+        else brk("", "symbol " + sanitize_utf8(n), "present", "-", "exported symbol missing from B");
         continue;
       }
       const auto& t = *it->second;
@@ -175,8 +179,11 @@ class Differ {
         brk("", "symbol " + sanitize_utf8(n), "size " + str(s->size), "size " + str(t.size),
             "size of an exported data object differs");
     }
-    for (const auto& [n, s] : sb)
-      if (!sa.count(n)) brk("", "symbol " + sanitize_utf8(n), "-", "present", "exported symbol only in B");
+    for (const auto& [n, s] : sb) {
+      if (sa.count(n)) continue;
+      if (cuid(n)) chg("", "symbol " + sanitize_utf8(n), "-", "present", "HIP compilation-unit ID");
+      else brk("", "symbol " + sanitize_utf8(n), "-", "present", "exported symbol only in B");
+    }
   }
 
   void kd(const std::string& k, const KernelDescriptor& a, const KernelDescriptor& b) {

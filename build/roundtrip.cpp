@@ -162,7 +162,7 @@ std::vector<Difference> compare_code_objects(const CodeObject& a, const CodeObje
   return out;
 }
 
-RoundtripResult roundtrip(const CodeObject& original) {
+RoundtripResult roundtrip(const CodeObject& original, program::Listing* verified) {
   using clock = std::chrono::steady_clock;
   RoundtripResult r;
   program::RecoverOptions opts;
@@ -185,6 +185,7 @@ RoundtripResult roundtrip(const CodeObject& original) {
       }
     if (original.metadata() && rebuilt.metadata())
       r.metadata_bytes_equal = original.metadata()->original_blob() == rebuilt.metadata()->original_blob();
+    if (verified) *verified = listing;
     if (r.ok()) break;
     // Instructions whose text re-encoded differently are kept as raw bytes in the next pass.
     // Only same-size differences are safe to localize this way; others end the loop.

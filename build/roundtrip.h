@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codeobj/code_object.h"
+#include "program/recover.h"
 
 namespace asmevo::build {
 
@@ -35,7 +36,8 @@ struct RoundtripResult {
 std::vector<Difference> compare_code_objects(const codeobj::CodeObject& original, const codeobj::CodeObject& rebuilt);
 
 // Recover + rebuild in memory (raw-byte fallback for instructions whose text re-encodes
-// differently), then compare.
-RoundtripResult roundtrip(const codeobj::CodeObject& original);
+// differently), then compare. `verified`, when given, receives the final listing: the one whose
+// rebuild reproduced the original (what `asmevo disasm` prints).
+RoundtripResult roundtrip(const codeobj::CodeObject& original, program::Listing* verified = nullptr);
 
 }  // namespace asmevo::build

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "build/roundtrip.h"
 #include "codeobj/code_object.h"
 #include "codeobj/container.h"
 #include "program/recover.h"
@@ -25,7 +26,16 @@ codeobj::CodeObject load_single_code_object(const std::string& file) {
 
 int run_disasm(const DisasmOptions& opts) {
   auto co = load_single_code_object(opts.file);
-  auto listing = program::recover(co);
+  // The listing is rebuilt in memory and compared with the original first: instructions whose
+  // text would re-encode differently are kept as raw bytes, so the output always reassembles.
+  program::Listing listing;
+  auto check = build::roundtrip(co, &listing);
+  if (!check.ok()) {
+    const auto& d = check.differences.front();
+    throw Error("recovered assembly does not rebuild into the same code object (" + std::to_string(check.differences.size()) +
+                    " differences; first: " + d.what + " at " + d.where + ")",
+                opts.file, "run `asmevo roundtrip " + opts.file + "` for the full list, and report it");
+  }
   std::string text = listing.to_assembly(!opts.no_comments);
   if (opts.output.empty())
     std::cout << text;

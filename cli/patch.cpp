@@ -52,6 +52,7 @@ int run_patch(const PatchOptions& o) {
     if (!o.at || (!o.asm_text && !o.delete_count))
       throw Error("give --at OFFSET with --asm TEXT (or --delete N), or --edits EDITS.yaml", "patch", "");
     if (o.asm_text && o.delete_count) throw Error("--asm and --delete exclude each other", "patch", "");
+    if (o.replace && o.delete_count) throw Error("--replace and --delete exclude each other", "patch", "--delete N already names N instructions");
     build::PatchEdit e;
     e.at = build::parse_number(*o.at, "--at");
     e.absolute = o.absolute;

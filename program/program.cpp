@@ -404,9 +404,11 @@ void Program::rewrite_kd_lines(const std::string& kernel) {
     if (s.address <= k->kd_address && k->kd_address < s.address + s.size && !s.executable) sec = &s;
   if (!sec) throw Error("kernel descriptor of " + kernel + " not found in the listing");
   auto& lines = sec->lines;
+  // The descriptor's lines: its field comments and its data (symbols and labels stay).
   auto is_kd_data = [&](const Line& l) {
-    return l.kind == Line::Directive && l.address >= k->kd_address && l.address < k->kd_address + 64 &&
-           (l.text.rfind("\t.byte", 0) == 0 || l.text.rfind("\t.quad", 0) == 0);
+    return l.address >= k->kd_address && l.address < k->kd_address + KernelDescriptor::kSize &&
+           (l.kind == Line::Comment ||
+            (l.kind == Line::Directive && (l.text.rfind("\t.byte", 0) == 0 || l.text.rfind("\t.quad", 0) == 0)));
   };
   auto first = std::find_if(lines.begin(), lines.end(), is_kd_data);
   if (first == lines.end()) throw Error("kernel descriptor lines of " + kernel + " not found in the listing");

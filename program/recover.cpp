@@ -116,6 +116,12 @@ SymbolIndex index_symbols(const CodeObject& co) {
 std::vector<Line> kernel_descriptor_lines(const std::string& kernel, const KernelDescriptor& kd, uint64_t kd_address) {
   auto raw = kd.encode();
   std::vector<Line> v;
+  // The descriptor is kept as raw bytes (exact for every producer); its fields, for people:
+  std::string fields = fmt::format("kernel descriptor: group_segment_fixed_size={} private_segment_fixed_size={} kernarg_size={}",
+                                   kd.group_segment_fixed_size, kd.private_segment_fixed_size, kd.kernarg_size);
+  v.push_back({Line::Comment, fields, kd_address, {}});
+  for (const auto& f : kd_bit_fields())
+    if (kd.get(f)) v.push_back({Line::Comment, fmt::format("  {} = {}", f.name, kd.get(f)), kd_address, {}});
   emit_bytes(v, std::span<const uint8_t>(raw).subspan(0, 16), kd_address);
   v.push_back({Line::Directive, fmt::format("\t.quad {}-{}.kd", kernel, kernel), kd_address + 16, {}});
   emit_bytes(v, std::span<const uint8_t>(raw).subspan(24), kd_address + 24);
@@ -447,7 +453,7 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
         for (uint64_t a : labels)
           if (a >= start && a < end) marks.insert(a);
         for (const auto& [a, k] : kds)
-          if (a >= start && a < end) marks.insert(a), marks.insert(a + 16), marks.insert(a + 24);
+          if (a >= start && a < end) marks.insert(a), marks.insert(a + KernelDescriptor::kSize);
         for (const auto& [a, t] : relative64)
           if (a >= start && a < end) marks.insert(a), marks.insert(a + 8);
       }
@@ -457,11 +463,10 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
         if (m > prev) {
           uint64_t from = prev;
           // A kernel descriptor's code entry offset, or a recovered pointer.
-          const Kernel* kd_here = nullptr;
-          for (const auto& [a, k] : kds)
-            if (a + 16 == from) kd_here = k;
-          if (kd_here && m == from + 8) {
-            lines.push_back(kernel_descriptor_lines(kd_here->name, kd_here->kd, kd_here->kd_address)[1]);
+          auto kd_here = kds.find(from);
+          if (kd_here != kds.end() && m == from + KernelDescriptor::kSize) {
+            const Kernel* k = kd_here->second;
+            for (auto& l : kernel_descriptor_lines(k->name, k->kd, k->kd_address)) lines.push_back(std::move(l));
           } else if (relative64.count(from) && m == from + 8) {
             lines.push_back({Line::Directive, "\t.quad " + addr_expr[relative64[from]], from, {}});
           } else {

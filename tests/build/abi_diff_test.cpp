@@ -130,6 +130,11 @@ TEST(AbiDiff, TargetAndCodeObjectVersionAreBreaks) {
   EXPECT_TRUE(has(d.breaks, "target")) << dump(d);
   d = abi_diff(corpus("gfx942/v4/softmax.co"), corpus("gfx942/softmax.co"));
   EXPECT_TRUE(has(d.breaks, "code_object_version")) << dump(d);
+  // Separate compiles carry different HIP compilation-unit IDs: reported, not a break.
+  for (const auto& f : d.breaks) EXPECT_EQ(f.field.find("__hip_cuid_"), std::string::npos) << dump(d);
+  bool cuid_change = false;
+  for (const auto& f : d.changes) cuid_change |= f.field.find("symbol __hip_cuid_") == 0;
+  EXPECT_TRUE(cuid_change) << dump(d);
 }
 
 TEST(AbiDiff, EveryKdFieldIsClassified) {

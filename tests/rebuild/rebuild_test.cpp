@@ -6,6 +6,10 @@
 //    calls, data references, KD and metadata, checked by decoding the result back.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "build/rebuild.h"
@@ -203,5 +207,47 @@ TEST_P(Edits, ExceedingArchLimitsIsRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllArchs, Edits, ::testing::Values("gfx90a", "gfx942", "gfx950"));
+
+}  // namespace
+
+namespace {
+
+int run_cli(const std::string& args, std::string* err = nullptr) {
+  std::string err_file = ::testing::TempDir() + "/asmevo_cli_err.txt";
+  int rc = std::system((std::string(ASMEVO_CLI) + " " + args + " > /dev/null 2> " + err_file).c_str());
+  if (err) *err = asmevo::read_file_text(err_file);
+  return WEXITSTATUS(rc);
+}
+
+class Cli : public ::testing::TestWithParam<std::string> {};
+
+// disasm writes assembly that `asmevo rebuild` turns back into an equivalent code object.
+TEST_P(Cli, DisasmThenRebuildReproducesTheObject) {
+  std::string dir = ::testing::TempDir();
+  std::string s = dir + "/recovered_" + GetParam() + ".s", out = dir + "/rebuilt_" + GetParam() + ".co";
+  ASSERT_EQ(run_cli("disasm " + fixture(GetParam()) + " -o " + s), 0);
+  ASSERT_EQ(run_cli("rebuild " + s + " -o " + out), 0);
+  auto diffs = build::compare_code_objects(load(fixture(GetParam())), load(out));
+  EXPECT_TRUE(diffs.empty()) << diffs.size() << " differences, first: " << diffs[0].what << " " << diffs[0].where;
+  EXPECT_EQ(run_cli("roundtrip " + fixture(GetParam())), 0);
+}
+
+TEST_P(Cli, RebuildReportsAssemblerErrorsWithLineAndColumn) {
+  std::string dir = ::testing::TempDir();
+  std::string s = dir + "/broken_" + GetParam() + ".s";
+  ASSERT_EQ(run_cli("disasm " + fixture(GetParam()) + " -o " + s), 0);
+  std::string text = asmevo::read_file_text(s);
+  auto pos = text.find("\ts_endpgm");
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, 9, "\ts_bogus_instruction v1");
+  asmevo::write_file_atomic(s, text);
+  size_t line = 1 + std::count(text.begin(), text.begin() + pos, '\n');
+  std::string err;
+  EXPECT_EQ(run_cli("rebuild " + s + " -o " + dir + "/never.co", &err), 2);
+  EXPECT_NE(err.find(s + ":" + std::to_string(line) + ":"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/never.co"));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllArchs, Cli, ::testing::Values("gfx90a", "gfx942", "gfx950"));
 
 }  // namespace
