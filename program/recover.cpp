@@ -364,8 +364,8 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
     };
 
     if (out.executable && sec->has_file_data()) {
-      const CodeSection* cs = nullptr;
-      for (const auto& c : code)
+      CodeSection* cs = nullptr;
+      for (auto& c : code)
         if (c.sec == sec) cs = &c;
       std::map<size_t, std::string> rewritten;
       for (const auto& f : fixups[cs]) {
@@ -402,10 +402,8 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
         open_symbols_at(in.address);
         Line l;
         l.address = in.address;
-        l.inst = in;
         if (in.mnemonic == "<data>") {
           l.kind = Line::RawInstr;
-          l.inst->text = "<undecodable bytes>";
         } else if (opts.raw_addresses.count(in.address)) {
           l.kind = Line::RawInstr;
         } else if (auto it = rewritten.find(i); it != rewritten.end()) {
@@ -423,6 +421,7 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
         if (l.kind == Line::RawInstr && in.branch_target)
           throw Error(fmt::format("branch at {} ({}) does not re-encode from its text", hex(in.address), in.text), elf.name(),
                       "report this instruction; recovery cannot keep a branch as raw bytes");
+        l.inst = std::move(cs->insts[i]);  // the decoded code is not needed after this line
         lines.push_back(std::move(l));
         ++i;
       }
