@@ -1,28 +1,27 @@
-// Test-side reader for corpus launch specs (launch spec v1, corpus/hip/launch/<kernel>.yaml) and a
-// deterministic input generator, so the corpus tests can run references (and the CPU SIMT stand-in)
-// on the same inputs the emulator will get.
+// Corpus launch specs (launch spec v1, corpus/hip/launch/<kernel>.yaml) as the corpus tests use
+// them: parsed by emu/launch_spec.h and turned into reference arguments with the same inputs the
+// emulator gets.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "corpus/reference/reference.h"
 
-namespace asmevo::corpus::test {
+namespace asmevo::emu {
+struct LaunchSpec;
+}
 
-struct InitSpec {
-  enum Kind { Zeros, Normal, Uniform, Ints, Constant } kind = Zeros;
-  double a = 0, b = 0;
-};
+namespace asmevo::corpus::test {
 
 struct ArgSpec {
   std::string name;
   bool is_buffer = false;
   std::string dtype;      // buffer element type, or scalar type
   uint64_t count = 0;     // buffers
-  InitSpec init;          // buffers
   std::string value;      // scalars: the YAML text of the value
 };
 
@@ -32,6 +31,7 @@ struct LaunchSpec {
   uint32_t dynamic_lds = 0;
   uint64_t seed = 0;
   std::vector<ArgSpec> args;
+  std::shared_ptr<const emu::LaunchSpec> source;  // the parsed spec (inputs are generated from it)
 };
 
 // Throws std::runtime_error with the path on malformed specs.
