@@ -175,7 +175,8 @@ void init_wave(const Launch& L, const Program& prog, Wave& w, const std::array<u
   w.pc = prog.entry_index();
   w.mode.bits = kd.get("compute_pgm_rsrc1.float_round_mode_32") | kd.get("compute_pgm_rsrc1.float_round_mode_16_64") << 2 |
                 kd.get("compute_pgm_rsrc1.float_denorm_mode_32") << 4 | kd.get("compute_pgm_rsrc1.float_denorm_mode_16_64") << 6 |
-                kd.get("compute_pgm_rsrc1.enable_dx10_clamp") << 8 | kd.get("compute_pgm_rsrc1.enable_ieee_mode") << 9;
+                kd.get("compute_pgm_rsrc1.enable_dx10_clamp") << 8 | kd.get("compute_pgm_rsrc1.enable_ieee_mode") << 9 |
+                kd.get("compute_pgm_rsrc1.fp16_ovfl") << 23;  // MODE.FP16_OVFL (s_getreg reads it back)
   w.flush_f32 = w.mode.denorm32() == 0;
   uint64_t slot_base = L.scratch_addr + slot * L.scratch_slot_bytes;
   uint64_t wave_offset = static_cast<uint64_t>(wave_index) * 64 * L.scratch_per_lane;
@@ -184,7 +185,7 @@ void init_wave(const Launch& L, const Program& prog, Wave& w, const std::array<u
   if (kd.get("kernel_code_properties.enable_sgpr_private_segment_buffer")) {
     // V#: base, stride 0, swizzle on, num_records max, add_tid, index_stride 64, element size 4.
     w.s[s++] = static_cast<uint32_t>(slot_base);
-    w.s[s++] = static_cast<uint32_t>(slot_base >> 32) & 0xffff;
+    w.s[s++] = (static_cast<uint32_t>(slot_base >> 32) & 0xffff) | (1u << 31);  // word1[31]: SWIZZLE_ENABLE
     w.s[s++] = 0xffffffffu;
     w.s[s++] = (1u << 23) | (3u << 21) | (1u << 19) | 0x00027000u;
   }

@@ -59,7 +59,7 @@ constexpr std::string_view kKeyMods[] = {"mul:", "div:", "op_sel:", "op_sel_hi:"
                                          "wave_ror:", "row_bcast:", "row_newbcast:", "row_mask:", "bank_mask:",
                                          "bound_ctrl:", "fi:", "dst_sel:", "dst_unused:", "src0_sel:", "src1_sel:",
                                          "offset:", "offset0:", "offset1:", "format:", "cbsz:", "abid:", "blgp:",
-                                         "neg:", "byte_sel:", "dmask:", "swizzle("};
+                                         "neg:", "byte_sel:", "dmask:", "swizzle(", "bitop3:"};
 
 }  // namespace
 
@@ -252,12 +252,16 @@ bool parse_modifier(std::string_view tok, Mods& m, std::string& err) {
   if (tok.starts_with("op_sel:")) return lst("op_sel:", m.op_sel);
   if (tok.starts_with("neg_lo:")) return lst("neg_lo:", m.neg_lo);
   if (tok.starts_with("neg_hi:")) return lst("neg_hi:", m.neg_hi);
+  // ds_swizzle_b32 prints its offset as a macro ("offset:swizzle(SWAP,16)"): keep the text; the unit reads
+  // the encoded offset from ExecInst::simm.
+  if (tok.starts_with("offset:swizzle(")) return m.other += (m.other.empty() ? "" : " ") + std::string(tok), true;
   if (tok.starts_with("offset:")) return val("offset:", m.offset) || fail();
   if (tok.starts_with("offset0:")) return val("offset0:", m.offset) || fail();
   if (tok.starts_with("offset1:")) return val("offset1:", m.offset1) || fail();
   if (tok.starts_with("cbsz:")) return (val("cbsz:", v) || fail()) && (m.cbsz = static_cast<uint8_t>(v), true);
   if (tok.starts_with("abid:")) return (val("abid:", v) || fail()) && (m.abid = static_cast<uint8_t>(v), true);
   if (tok.starts_with("blgp:")) return (val("blgp:", v) || fail()) && (m.blgp = static_cast<uint8_t>(v), true);
+  if (tok.starts_with("bitop3:")) return (val("bitop3:", v) || fail()) && (m.bitop3 = static_cast<uint8_t>(v), true);
   // DPP.
   DppMods& d = m.dpp;
   if (tok.starts_with("quad_perm:")) {
