@@ -126,17 +126,19 @@ template <class T> inline void read_lanes(const ExecContext& ctx, const Wave& w,
     for (unsigned l = 0; l < kWaveSize; ++l) out[l] = (m >> l) & 1;
     return;
   } else {
+    // SDWA selects/extends sources 0 and 1 (VOP1/VOP2/VOPC); later operands (v_cndmask's mask, the
+    // accumulator of v_mac) are whole registers.
+    const bool sdwa = in.mods.sdwa.present && idx < 2;
     if (o.kind == Operand::VGPR) {
       const u32* lo = w.v[o.index].lane;
       alignas(64) u32 tmp[2][kWaveSize];
-      if ((in.mods.dpp.present && idx == 0) || in.mods.sdwa.present) {
-        const Hooks& h = Registry::get().hooks();
-        if (in.mods.dpp.present) h.dpp_read(w, in, o, &tmp[0][0]);
-        else {
-          std::memcpy(tmp[0], lo, sizeof(tmp[0]));
-          if (sizeof(T) == 8) std::memcpy(tmp[1], w.v[o.index + 1].lane, sizeof(tmp[1]));
-          h.sdwa_src(in, idx, tmp[0]);
-        }
+      if (in.mods.dpp.present && idx == 0) {
+        Registry::get().hooks().dpp_read(w, in, o, &tmp[0][0]);
+        lo = tmp[0];
+      } else if (sdwa) {
+        std::memcpy(tmp[0], lo, sizeof(tmp[0]));
+        if (sizeof(T) == 8) std::memcpy(tmp[1], w.v[o.index + 1].lane, sizeof(tmp[1]));
+        Registry::get().hooks().sdwa_src(in, idx, tmp[0]);
         lo = tmp[0];
       }
       if constexpr (sizeof(T) == 8) {
@@ -150,6 +152,12 @@ template <class T> inline void read_lanes(const ExecContext& ctx, const Wave& w,
       }
     } else {
       u64 b = scalar_bits(w, o);
+      if (sdwa && sizeof(T) <= 4) {  // gfx9 SDWA: SGPR and constant sources are selected like VGPRs
+        alignas(64) u32 tmp[kWaveSize];
+        for (unsigned l = 0; l < kWaveSize; ++l) tmp[l] = static_cast<u32>(b);
+        Registry::get().hooks().sdwa_src(in, idx, tmp);
+        b = tmp[0];
+      }
       if constexpr (sizeof(T) == 2) b >>= (in.mods.op_sel >> idx & 1) ? 16 : 0;
       T x = detail::from_bits<T>(b);
       for (unsigned l = 0; l < kWaveSize; ++l) out[l] = x;
@@ -188,11 +196,24 @@ template <class T> inline void write_lanes(Wave& w, const ExecInst& in, const Op
     }
     for (unsigned l = 0; l < kWaveSize; ++l) lo[l] = (mask >> l & 1) ? std::bit_cast<u32>(val[l]) : lo[l];
   } else {
-    // 16-bit results: low half with the high half zeroed, or (op_sel dst bit) the high half, low kept.
-    bool high = in.mods.op_sel >> 3 & 1;
+    // 16-bit results (gfx9). SDWA: the zero-extended result goes through dst_sel/dst_unused. VOP3 op_sel:
+    // its destination bit (printed last, after the sources: op_sel:[s0,s1,d]) writes the high half and
+    // keeps the low half. Otherwise the low half is written and the high half zeroed — or kept, for
+    // kKeepHigh16 units. (LLVM GCNSubtarget::zeroesHigh16BitsOfDest lists the zeroing ops for gfx9.)
+    if (in.mods.sdwa.present) {
+      alignas(64) u32 r[kWaveSize];
+      for (unsigned l = 0; l < kWaveSize; ++l) r[l] = std::bit_cast<u16>(val[l]);
+      Registry::get().hooks().sdwa_dst(in, lo, r);
+      for (unsigned l = 0; l < kWaveSize; ++l) lo[l] = (mask >> l & 1) ? r[l] : lo[l];
+      return;
+    }
+    const uint32_t flags = in.entry ? in.entry->flags : 0;
+    const unsigned dst_bit = in.nsrc - ((flags & kDstIsAccum) ? 1 : 0);
+    const bool high = in.mods.op_sel >> dst_bit & 1;
+    const u32 keep = high ? 0xffffu : (flags & kKeepHigh16) ? 0xffff0000u : 0u;
+    const unsigned sh = high ? 16 : 0;
     for (unsigned l = 0; l < kWaveSize; ++l) {
-      u32 b = std::bit_cast<u16>(val[l]);
-      u32 nv = high ? ((lo[l] & 0xffffu) | (b << 16)) : b;
+      u32 nv = (lo[l] & keep) | (static_cast<u32>(std::bit_cast<u16>(val[l])) << sh);
       lo[l] = (mask >> l & 1) ? nv : lo[l];
     }
   }
@@ -222,6 +243,9 @@ inline void run_valu(ExecContext& ctx, Wave& w, const ExecInst& in, std::index_s
   (read_lanes(ctx, w, in, I, std::get<I>(src).data()), ...);
   const u64 exec = w.exec();
   ctx.stats.lane_ops += static_cast<u64>(std::popcount(exec));
+  // DPP: lanes whose write row_mask/bank_mask disable, or whose source is invalid without bound_ctrl,
+  // keep their old destination value (computed before any destination is written).
+  const u64 wmask = in.mods.dpp.present ? exec & Registry::get().hooks().dpp_read(w, in, in.src[0], nullptr) : exec;
   constexpr Fn f{};
   if constexpr (std::is_same_v<R, bool>) {
     u64 m = 0;
@@ -238,18 +262,14 @@ inline void run_valu(ExecContext& ctx, Wave& w, const ExecInst& in, std::index_s
       m |= static_cast<u64>(r.carry) << l;
     }
     apply_output_mods<T>(w, in, d);
-    write_lanes<T>(w, in, in.dst[0], d, exec);
+    write_lanes<T>(w, in, in.dst[0], d, wmask);
+    if (wmask != exec) m = (m & wmask) | (scalar_bits(w, in.dst[1]) & exec & ~wmask);  // DPP-disabled lanes keep their bit
     write_scalar(w, in.dst[1], m & exec, 2);
   } else {
     alignas(64) R d[kWaveSize];
     for (unsigned l = 0; l < kWaveSize; ++l) d[l] = f(std::get<I>(src)[l]...);
     apply_output_mods<R>(w, in, d);
-    u64 mask = exec;
-    if (in.mods.dpp.present) {
-      alignas(64) u32 scratch[2 * kWaveSize];
-      mask &= Registry::get().hooks().dpp_read(w, in, in.src[0], scratch);
-    }
-    if (in.dst[0].kind == Operand::VGPR) write_lanes<R>(w, in, in.dst[0], d, mask);
+    if (in.dst[0].kind == Operand::VGPR) write_lanes<R>(w, in, in.dst[0], d, wmask);
     else write_scalar(w, in.dst[0], to_bits(d[exec ? std::countr_zero(exec) : 0]), ty_dwords(ty_of<R>()));  // v_readfirstlane-like
   }
 }

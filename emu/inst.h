@@ -73,9 +73,10 @@ struct SdwaMods {
 struct Mods {
   bool clamp = false;
   uint8_t omod = 0;  // 0 none, 1 mul:2, 2 mul:4, 3 div:2 (the hardware encoding)
-  uint8_t op_sel = 0, op_sel_hi = 0, neg_lo = 0, neg_hi = 0;  // bit i = operand i (op_sel bit 3 = dst)
+  uint8_t op_sel = 0, op_sel_hi = 0, neg_lo = 0, neg_hi = 0;  // bit i = printed element i (VOP3: the dst bit follows the sources)
   bool op_sel_hi_given = false;
   uint8_t cbsz = 0, abid = 0, blgp = 0;  // MFMA
+  uint8_t bitop3 = 0;                    // v_bitop3_b16/b32 truth table (gfx950)
   DppMods dpp;
   SdwaMods sdwa;
   // Memory.

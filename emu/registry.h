@@ -26,6 +26,10 @@ enum EntryFlags : uint32_t {
   kDstIsAccum = 1u << 6,     // the destination is also the last source (v_fmac/v_mac: D = S0 * S1 + D)
   kWritesExec = 1u << 7,     // VOPC v_cmpx_*: the compare result is written to EXEC as well
   kRawOperands = 1u << 5,    // don't parse the text operands at all (SOPP: the unit reads ExecInst::simm)
+  // 16-bit result that keeps the other half of the destination VGPR (gfx9 VOP3 op_sel-capable ops such as
+  // v_mad_u16/v_fma_f16, and v_mac_f16/v_madak_f16/v_madmk_f16); without it a 16-bit result written to the
+  // low half zeroes bits 31:16 (the gfx9 rule for VOP1/VOP2/VOPC-era 16-bit ops); see emu/semantics/vop16.cpp.
+  kKeepHigh16 = 1u << 12,
 };
 
 struct SemanticEntry {
@@ -44,8 +48,11 @@ struct SemanticEntry {
 struct Hooks {
   // DPP source read: fills out[count*64] (register-major) with src0's lanes after the DPP lane
   // movement, and returns the lanes that may be written (row_mask/bank_mask, bound_ctrl rules).
+  // `out` may be null: then only the write mask is computed (emu/semantics/dpp.cpp).
   uint64_t (*dpp_read)(const struct Wave&, const ExecInst&, const Operand&, uint32_t* out) = nullptr;
-  // SDWA: select/extend a source's lanes in place; merge a result into the destination.
+  // SDWA: select/extend a source's lanes in place (src0_sel/src1_sel, sext); merge a result into the
+  // destination (dst_sel, dst_unused) — emu/semantics/sdwa.cpp. VALU sources 0 and 1 only, VGPR or
+  // scalar (gfx9 SDWA accepts SGPRs and constants); a 16-bit result is passed zero-extended.
   void (*sdwa_src)(const ExecInst&, unsigned src_index, uint32_t* lanes) = nullptr;
   void (*sdwa_dst)(const ExecInst&, const uint32_t* old, uint32_t* result) = nullptr;
 };

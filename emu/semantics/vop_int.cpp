@@ -30,7 +30,7 @@ void register_vop_int(Registry& r) {
   valu<[](u32 a, u32 b) { return a | b; }>(r, "v_or_b32");
   valu<[](u32 a, u32 b) { return a ^ b; }>(r, "v_xor_b32");
   valu<[](u32 a, u32 b, u32 c) { return a | b | c; }>(r, "v_or3_b32");
-  valu<[](u32 a, u32 b, u32 c) { return (a ^ b) ^ c; }>(r, "v_xad_u32");
+  valu<[](u32 a, u32 b, u32 c) { return (a ^ b) + c; }>(r, "v_xad_u32");  // D = (S0 ^ S1) + S2
   // Shifts: "rev" forms shift S1 by S0.
   valu<[](u32 a, u32 b) { return b << (a & 31); }>(r, "v_lshlrev_b32");
   valu<[](u32 a, u32 b) { return b >> (a & 31); }>(r, "v_lshrrev_b32");
