@@ -1,0 +1,64 @@
+// Shared by the MUBUF (mubuf.cpp) and SCRATCH (scratch.cpp) families: what a load/store moves per
+// lane, and how sub-dword and D16 data are placed in / taken from a VGPR (ISA "16-bit Memory
+// Operations": D16 loads write the low half, D16_HI the high half, the other half is kept; byte
+// and short loads zero- or sign-extend to 32 bits, or to 16 bits for the D16 forms).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "emu/alu.h"
+
+namespace asmevo::emu::sem::vmem {
+
+enum class Half : uint8_t { None, Lo, Hi };
+
+struct DataOp {
+  unsigned bytes = 4;  // per component access: 1, 2, or 4 (dwords = count)
+  unsigned count = 1;  // dwords (x2/x3/x4), 1 for sub-dword
+  bool sign = false;
+  Half half = Half::None;
+};
+
+// The register value after a load of `raw` (the bytes read, little-endian, zero-padded) into `old`.
+inline uint32_t load_value(uint32_t old, uint32_t raw, const DataOp& op) {
+  if (op.bytes == 4) return raw;
+  uint32_t v = raw & (op.bytes == 1 ? 0xffu : 0xffffu);
+  if (op.sign) v = static_cast<uint32_t>(op.bytes == 1 ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(static_cast<int16_t>(v)));
+  switch (op.half) {
+    case Half::None: return v;
+    case Half::Lo: return (old & 0xffff0000u) | (v & 0xffffu);
+    case Half::Hi: return (old & 0x0000ffffu) | (v << 16);
+  }
+  return v;
+}
+
+// The bytes a store writes from register value `reg` (byte/short stores take the low bits, the
+// D16_HI forms bits 23:16 / 31:16).
+inline uint32_t store_value(uint32_t reg, const DataOp& op) { return op.half == Half::Hi ? reg >> 16 : reg; }
+
+// The data widths of the load/store mnemonics (suffix after _load_ / _store_).
+inline constexpr DataOp kDword{4, 1}, kX2{4, 2}, kX3{4, 3}, kX4{4, 4};
+inline constexpr DataOp kUbyte{1, 1, false}, kSbyte{1, 1, true}, kUshort{2, 1, false}, kSshort{2, 1, true};
+inline constexpr DataOp kUbyteD16{1, 1, false, Half::Lo}, kUbyteD16Hi{1, 1, false, Half::Hi};
+inline constexpr DataOp kSbyteD16{1, 1, true, Half::Lo}, kSbyteD16Hi{1, 1, true, Half::Hi};
+inline constexpr DataOp kShortD16{2, 1, false, Half::Lo}, kShortD16Hi{2, 1, false, Half::Hi};
+inline constexpr DataOp kByte{1, 1}, kShort{2, 1}, kByteD16Hi{1, 1, false, Half::Hi};
+
+// Calls add(suffix, Tag<op>{}) for every load / store width gfx9 has (the tag carries the DataOp
+// as a constant, so units can be templates on it: &load<decltype(tag)::op>).
+template <DataOp Op> struct Tag {
+  static constexpr DataOp op = Op;
+};
+template <class F> void for_each_load(F&& add) {
+  add("dword", Tag<kDword>{}), add("dwordx2", Tag<kX2>{}), add("dwordx3", Tag<kX3>{}), add("dwordx4", Tag<kX4>{});
+  add("ubyte", Tag<kUbyte>{}), add("sbyte", Tag<kSbyte>{}), add("ushort", Tag<kUshort>{}), add("sshort", Tag<kSshort>{});
+  add("ubyte_d16", Tag<kUbyteD16>{}), add("ubyte_d16_hi", Tag<kUbyteD16Hi>{}), add("sbyte_d16", Tag<kSbyteD16>{});
+  add("sbyte_d16_hi", Tag<kSbyteD16Hi>{}), add("short_d16", Tag<kShortD16>{}), add("short_d16_hi", Tag<kShortD16Hi>{});
+}
+template <class F> void for_each_store(F&& add) {
+  add("dword", Tag<kDword>{}), add("dwordx2", Tag<kX2>{}), add("dwordx3", Tag<kX3>{}), add("dwordx4", Tag<kX4>{});
+  add("byte", Tag<kByte>{}), add("short", Tag<kShort>{}), add("byte_d16_hi", Tag<kByteD16Hi>{}), add("short_d16_hi", Tag<kShortD16Hi>{});
+}
+
+}  // namespace asmevo::emu::sem::vmem
