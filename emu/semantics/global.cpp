@@ -71,7 +71,9 @@ template <Form F, unsigned Bytes, bool Signed> void load(ExecContext& ctx, Wave&
   w.wc.issue(std::move(op));
 }
 
-template <Form F, unsigned Bytes> void store(ExecContext& ctx, Wave& w, const ExecInst& in) {
+// Stores of `Bytes` per lane; sub-dword stores take the data from bit `Shift` of the VGPR
+// (`_d16_hi` forms store the high half: ISA "FLAT ... STORE_SHORT_D16_HI / STORE_BYTE_D16_HI").
+template <Form F, unsigned Bytes, unsigned Shift = 0> void store(ExecContext& ctx, Wave& w, const ExecInst& in) {
   constexpr unsigned dwords = Bytes < 4 ? 1 : Bytes / 4;
   const Operand& vaddr = in.src[0];
   const Operand& data = in.src[1];
@@ -85,7 +87,8 @@ template <Form F, unsigned Bytes> void store(ExecContext& ctx, Wave& w, const Ex
     if constexpr (Bytes >= 4) {
       for (unsigned d = 0; d < dwords; ++d) std::memcpy(p + 4 * d, &w.v[data.index + d][l], 4);
     } else {
-      std::memcpy(p, &w.v[data.index][l], Bytes);
+      uint32_t v = w.v[data.index][l] >> Shift;
+      std::memcpy(p, &v, Bytes);
     }
   }
   PendingOp op;
@@ -115,6 +118,8 @@ template <Form F> void add_all(Registry& r, const char* pre) {
   S("dwordx4", store<F, 16>);
   S("byte", store<F, 1>);
   S("short", store<F, 2>);
+  S("byte_d16_hi", store<F, 1, 16>);
+  S("short_d16_hi", store<F, 2, 16>);
 }
 
 }  // namespace

@@ -130,3 +130,31 @@ TEST(EmuFault, StorePastTheBufferEndFaults) {
 
 }  // namespace
 }  // namespace asmevo::emu::test
+
+// `_d16_hi` stores write the high half (bits 31:16) or byte (23:16) of the data VGPR. Each lane
+// uses its own two dwords of the output buffer as scratch, then reloads them into v10/v11.
+TEST(EmuGlobalD16, StoresOfTheHighHalf) {
+  for (const char* arch : {"gfx90a", "gfx942", "gfx950"}) {
+    auto r = asmevo::emu::test::run_snippet(arch, R"(
+  v_mov_b32 v1, 0x12345678
+  v_mov_b32 v10, 0
+  v_lshlrev_b32 v20, 3, v0
+  v_mov_b32 v21, s3
+  v_add_co_u32 v20, vcc, s2, v20
+  v_addc_co_u32 v21, vcc, 0, v21, vcc
+  global_store_dword v[20:21], v10, off
+  global_store_dword v[20:21], v10, off offset:4
+  s_waitcnt vmcnt(0)
+  global_store_short_d16_hi v[20:21], v1, off
+  global_store_byte_d16_hi v[20:21], v1, off offset:4
+  s_waitcnt vmcnt(0)
+  global_load_dword v10, v[20:21], off
+  global_load_dword v11, v[20:21], off offset:4
+  s_waitcnt vmcnt(0)
+)", 2);
+    for (unsigned lane = 0; lane < 64; ++lane) {
+      EXPECT_EQ(r.at(lane, 0, 2), 0x1234u) << arch << " lane " << lane;
+      EXPECT_EQ(r.at(lane, 1, 2), 0x34u) << arch << " lane " << lane;
+    }
+  }
+}
