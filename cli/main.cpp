@@ -8,6 +8,7 @@
 #include "cli/inspect.h"
 #include "cli/run.h"
 #include "cli/abi_diff.h"
+#include "cli/check.h"
 #include "cli/patch.h"
 #include "cli/rebuild.h"
 #include "support/error.h"
@@ -39,6 +40,8 @@ int main(int argc, char** argv) {
   auto* cmd_patch = asmevo::cli::add_patch_command(app, patch);
   asmevo::cli::AbiDiffOptions abi_diff;
   auto* cmd_abi_diff = asmevo::cli::add_abi_diff_command(app, abi_diff);
+  asmevo::cli::CheckOptions check;
+  auto* cmd_check = asmevo::cli::add_check_command(app, check);
 
   asmevo::cli::RunOptions run;
   auto* cmd_run = app.add_subcommand("run", "Run one kernel launch on the gfx9 emulator (docs/emulator.md)");
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
   cmd_run->add_option("--kernel", run.kernel, "kernel to launch (default: the launch spec's)");
   cmd_run->add_option("--launch", run.launch, "launch spec v1 (YAML)")->required();
   cmd_run->add_option("--out", run.out, "folder for the output buffers (.npy); default: current folder");
+  cmd_run->add_option("--inputs-out", run.inputs_out, "also write the buffers as they are before the run (.npy) into this folder");
   cmd_run->add_option("--threads", run.threads, "worker threads (0: all cores); results do not depend on it");
   cmd_run->add_flag("--json", run.json, "machine-readable summary (schema asmevo.run/1)");
 
@@ -66,6 +70,7 @@ int main(int argc, char** argv) {
     if (*cmd_cov) return asmevo::cli::run_coverage(coverage);
     if (*cmd_patch) return asmevo::cli::run_patch(patch);
     if (*cmd_abi_diff) return asmevo::cli::run_abi_diff(abi_diff);
+    if (*cmd_check) return asmevo::cli::run_check(check);
     if (*cmd_disasm) return asmevo::cli::run_disasm(disasm);
     if (*cmd_rebuild) return asmevo::cli::run_rebuild(rebuild);
     if (*cmd_roundtrip) return asmevo::cli::run_roundtrip(roundtrip);

@@ -1,4 +1,4 @@
-// asmevo run FILE --kernel K --launch SPEC.yaml [--out DIR] [--threads N] [--json]
+// asmevo run FILE --kernel K --launch SPEC.yaml [--out DIR] [--inputs-out DIR] [--threads N] [--json]
 #include "cli/run.h"
 
 #include <filesystem>
@@ -37,17 +37,23 @@ int run_run(const RunOptions& o) {
   ro.threads = o.threads;
   unsigned slots = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   auto launch = emu::prepare_launch(co, *k, spec, slots);
+  // Every buffer argument as `<name>.npy` (`arg<i>.npy` when unnamed) in `dir`; returns the paths.
+  auto write_buffers = [&](const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    nlohmann::json paths = nlohmann::json::array();
+    for (const auto& b : launch->buffers) {
+      std::string name = b.name.empty() ? "arg" + std::to_string(b.arg_index) : b.name;
+      std::string path = (std::filesystem::path(dir) / (name + ".npy")).string();
+      auto bytes = launch->mem.bytes(b.address);
+      emu::write_npy(path, b.dtype, bytes.data(), b.bytes);
+      paths.push_back(path);
+    }
+    return paths;
+  };
+  nlohmann::json inputs = nlohmann::json::array();
+  if (!o.inputs_out.empty()) inputs = write_buffers(o.inputs_out);  // the buffers as the kernel will see them
   emu::RunResult rr = emu::run_launch(*launch, *prog, ro);
-  std::string out = o.out.empty() ? "." : o.out;
-  std::filesystem::create_directories(out);
-  nlohmann::json files = nlohmann::json::array();
-  for (const auto& b : launch->buffers) {
-    std::string name = b.name.empty() ? "arg" + std::to_string(b.arg_index) : b.name;
-    std::string path = (std::filesystem::path(out) / (name + ".npy")).string();
-    auto bytes = launch->mem.bytes(b.address);
-    emu::write_npy(path, b.dtype, bytes.data(), b.bytes);
-    files.push_back(path);
-  }
+  nlohmann::json files = write_buffers(o.out.empty() ? "." : o.out);
   const auto& st = rr.stats;
   double rate = rr.wall_seconds > 0 ? st.total() / rr.wall_seconds : 0;
   if (o.json) {
@@ -70,6 +76,7 @@ int run_run(const RunOptions& o) {
                         {"threads", rr.threads},
                         {"wave_instructions_per_second", rate},
                         {"outputs", files}};
+    if (!o.inputs_out.empty()) j["inputs"] = inputs;
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << fmt::format("emulated {} on {} ({} workgroups, {} waves, {} threads)\n", kname, co.target().str(),
@@ -79,6 +86,7 @@ int run_run(const RunOptions& o) {
                              st.total(), st.lane_ops);
     std::cout << fmt::format("  wall time {:.3f} s, {:.3g} wave-instructions/s, {:.3g} lane-instructions/s\n", rr.wall_seconds,
                              rate, rr.wall_seconds > 0 ? st.lane_ops / rr.wall_seconds : 0);
+    for (const auto& f : inputs) std::cout << "  wrote input " << f.get<std::string>() << "\n";
     for (const auto& f : files) std::cout << "  wrote " << f.get<std::string>() << "\n";
   }
   return kExitOk;

@@ -7,6 +7,7 @@ namespace asmevo::cli {
 
 struct RunOptions {
   std::string file, kernel, launch, out;
+  std::string inputs_out;  // if set: also write every buffer argument as it is before the run
   unsigned threads = 0;
   bool json = false;
 };

@@ -348,6 +348,7 @@ template <auto F> void valu(Registry& r, const char* stem, Category cat = Catego
   } else {
     e.ndst = 1, e.dst[0] = detail::ty_of<R>();
   }
+  if (e.dst[0] != Ty::Mask && !ty_is_float(e.dst[0])) e.flags |= kIntResult;
   r.add(std::move(e));
 }
 

@@ -59,6 +59,10 @@ ExecInst predecode(const program::Instruction& raw, unsigned num_vregs, unsigned
     std::string err;
     if (!parse_modifier(m, in.mods, err)) throw Error(err, where, "report this instruction: the operand parser needs it");
   }
+  if (in.mods.clamp && (e->flags & kIntResult) && !(e->flags & kIntClampOk))
+    throw Error(fmt::format("unsupported modifier: clamp (integer saturation) on {} at 0x{:x} in kernel {}", raw.mnemonic,
+                            raw.address, kernel),
+                where, "implement integer clamp for this unit (flag kIntClampOk) in emu/semantics");
   if (enc == 3) {
     in.mods.dpp.present = true;
     if (!(e->flags & kAllowDpp) || !reg.hooks().dpp_read)

@@ -30,6 +30,10 @@ enum EntryFlags : uint32_t {
   // v_mad_u16/v_fma_f16, and v_mac_f16/v_madak_f16/v_madmk_f16); without it a 16-bit result written to the
   // low half zeroes bits 31:16 (the gfx9 rule for VOP1/VOP2/VOPC-era 16-bit ops); see emu/semantics/vop16.cpp.
   kKeepHigh16 = 1u << 12,
+  // Set by valu<> for units whose result is an integer: the framework's output modifiers only know
+  // float clamp, so `clamp` (integer saturation) on such a unit is refused at pre-decode unless the
+  // unit also says kIntClampOk.
+  kIntResult = 1u << 13,
 };
 
 struct SemanticEntry {

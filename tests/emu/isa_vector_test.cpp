@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 
+#include "support/error.h"
 #include "tests/emu/emu_test_util.h"
 
 namespace asmevo::emu::test {
@@ -130,3 +131,14 @@ TEST(EmuVector, PartialWaveHasOnlyLiveLanes) {
 
 }  // namespace
 }  // namespace asmevo::emu::test
+
+// Integer clamp (saturation) is not modelled by the framework's output modifiers: it must be a
+// loud pre-decode error, never a silent wrap-around.
+TEST(EmuUnsupported, IntegerClampIsRefusedNotIgnored) {
+  try {
+    asmevo::emu::test::run_snippet("gfx942", "  v_add_u32_e64 v10, v0, v0 clamp\n", 1);
+    FAIL() << "expected an error";
+  } catch (const asmevo::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("clamp (integer saturation) on v_add_u32_e64"), std::string::npos) << e.what();
+  }
+}

@@ -1,0 +1,139 @@
+#include "tests/check/check_test_util.h"
+
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "codeobj/target.h"
+#include "program/decoder.h"
+#include "support/file_io.h"
+
+namespace asmevo::check::test {
+
+namespace {
+std::filesystem::path process_dir() {
+  return std::filesystem::temp_directory_path() / ("asmevo_check_test_" + std::to_string(::getpid()));
+}
+void remove_process_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(process_dir(), ec);
+}
+std::string unique_name(const std::string& stem) {
+  static std::atomic<int> counter{0};
+  return stem + "_" + std::to_string(counter++);
+}
+}  // namespace
+
+std::filesystem::path scratch_dir() {
+  static const bool registered = std::atexit(remove_process_dir) == 0;
+  (void)registered;
+  auto dir = process_dir();
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+int run(const std::string& command, std::string* output) {
+  std::string cmd = command + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run: " + command);
+  std::array<char, 4096> buf;
+  std::string out;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = ::pclose(p);
+  if (output) *output = std::move(out);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+namespace {
+
+std::filesystem::path mc(const std::string& source, const std::string& mcpu, const std::string& stem) {
+  auto dir = scratch_dir();
+  auto s = dir / (stem + ".s");
+  auto o = dir / (stem + ".o");
+  std::ofstream(s) << source;
+  std::string out;
+  int rc = run(std::string(ASMEVO_LLVM_MC) + " -triple=amdgcn-amd-amdhsa -mcpu=" + mcpu + " -filetype=obj " +
+                   s.string() + " -o " + o.string(),
+               &out);
+  if (rc != 0) throw std::runtime_error("llvm-mc failed for " + mcpu + ":\n" + out + "\nsource:\n" + source);
+  return o;
+}
+
+std::vector<uint8_t> text_of(const std::filesystem::path& file) {
+  auto buf = llvm::MemoryBuffer::getFile(file.string());
+  if (!buf) throw std::runtime_error("cannot read " + file.string());
+  auto obj = llvm::object::ObjectFile::createObjectFile((*buf)->getMemBufferRef());
+  if (!obj) {
+    llvm::consumeError(obj.takeError());
+    throw std::runtime_error("not an object file: " + file.string());
+  }
+  for (const auto& sec : (*obj)->sections()) {
+    auto name = sec.getName();
+    if (!name || *name != ".text") {
+      if (!name) llvm::consumeError(name.takeError());
+      continue;
+    }
+    auto contents = sec.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      break;
+    }
+    return {contents->bytes_begin(), contents->bytes_end()};
+  }
+  throw std::runtime_error("no .text in " + file.string());
+}
+
+std::string kernel_source(const std::string& body, const std::string& mcpu, const KernelSpec& spec) {
+  std::string s;
+  s += ".amdgcn_target \"amdgcn-amd-amdhsa--" + mcpu + "\"\n.amdhsa_code_object_version 5\n.text\n";
+  s += ".globl " + spec.name + "\n.p2align 8\n.type " + spec.name + ",@function\n" + spec.name + ":\n";
+  s += body + "\n  s_endpgm\n.Lend_" + spec.name + ":\n.size " + spec.name + ", .Lend_" + spec.name + "-" + spec.name +
+       "\n";
+  s += ".rodata\n.p2align 6\n.amdhsa_kernel " + spec.name + "\n";
+  s += "  .amdhsa_next_free_vgpr " + std::to_string(spec.next_free_vgpr) + "\n";
+  s += "  .amdhsa_next_free_sgpr " + std::to_string(spec.next_free_sgpr) + "\n";
+  s += "  .amdhsa_accum_offset " + std::to_string(spec.accum_offset ? spec.accum_offset : spec.next_free_vgpr) + "\n";
+  s += "  .amdhsa_group_segment_fixed_size " + std::to_string(spec.group_segment) + "\n";
+  s += "  .amdhsa_private_segment_fixed_size " + std::to_string(spec.private_segment) + "\n";
+  if (spec.dynamic_stack) s += "  .amdhsa_uses_dynamic_stack 1\n";
+  s += spec.extra_directives;
+  s += ".end_amdhsa_kernel\n";
+  return s;
+}
+
+}  // namespace
+
+Function assemble_function(const std::string& body, const std::string& mcpu, bool is_kernel) {
+  auto o = mc(".text\n" + body + "\n", mcpu, unique_name("snippet"));
+  auto bytes = text_of(o);
+  auto target = codeobj::parse_target_id(mcpu);
+  if (!target) throw std::runtime_error("unknown target " + mcpu);
+  program::Decoder dec(*target);
+  return build_function(is_kernel ? "k" : "f", is_kernel, dec.decode_range(bytes, 0));
+}
+
+std::filesystem::path assemble_kernel_file(const std::string& body, const std::string& mcpu, const KernelSpec& spec) {
+  auto stem = unique_name(spec.name);
+  auto o = mc(kernel_source(body, mcpu, spec), mcpu, stem);
+  auto co = scratch_dir() / (stem + ".co");
+  std::string out;
+  int rc = run(std::string(ASMEVO_LD_LLD) + " -shared " + o.string() + " -o " + co.string(), &out);
+  if (rc != 0) throw std::runtime_error("ld.lld failed:\n" + out);
+  return co;
+}
+
+codeobj::CodeObject assemble_kernel(const std::string& body, const std::string& mcpu, const KernelSpec& spec) {
+  auto path = assemble_kernel_file(body, mcpu, spec);
+  return codeobj::CodeObject::parse(read_file_bytes(path.string()), path.string());
+}
+
+}  // namespace asmevo::check::test
