@@ -39,6 +39,15 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
   if (kd.get("compute_pgm_rsrc1.float_round_mode_32") || kd.get("compute_pgm_rsrc1.float_round_mode_16_64"))
     throw Error("kernel descriptor selects a rounding mode other than round-to-nearest-even; the emulator implements RNE only",
                 kernel.name);
+  // Denormal modes (AMDGPUUsage FLOAT_DENORM_MODE_*): f32 "flush in and out" (0) and "keep" (3) are
+  // implemented; flushing only inputs or only outputs, and any f16/f64 flushing, are not.
+  if (unsigned m = kd.get("compute_pgm_rsrc1.float_denorm_mode_32"); m != 0 && m != 3)
+    throw Error("kernel descriptor selects f32 denormal mode " + std::to_string(m) +
+                    " (flush only inputs or only outputs); the emulator implements modes 0 (flush) and 3 (keep)",
+                kernel.name);
+  if (unsigned m = kd.get("compute_pgm_rsrc1.float_denorm_mode_16_64"); m != 3)
+    throw Error("kernel descriptor flushes f16/f64 denormals (mode " + std::to_string(m) + "); the emulator keeps them (mode 3) only",
+                kernel.name);
 
   // Shape.
   unsigned wg_items = 1;
