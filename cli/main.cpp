@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
 
   asmevo::cli::CoverageOptions coverage;
   auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
-  cmd_cov->add_option("files", coverage.files, "code objects")->required();
+  cmd_cov->add_option("files", coverage.files, "code objects");
+  cmd_cov->add_option("--isa", coverage.isa, "instead: coverage of every mnemonic LLVM decodes for this processor (gfx942, ...)");
   cmd_cov->add_flag("--json", coverage.json, "machine-readable report (schema asmevo.coverage/1)");
 
   try {

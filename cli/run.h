@@ -15,6 +15,7 @@ int run_run(const RunOptions& o);
 
 struct CoverageOptions {
   std::vector<std::string> files;
+  std::string isa;  // a processor: report the emulator's coverage of every mnemonic LLVM decodes for it
   bool json = false;
 };
 int run_coverage(const CoverageOptions& o);

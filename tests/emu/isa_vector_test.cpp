@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "support/error.h"
+#include "codeobj/target.h"
+#include "program/isa_enum.h"
 #include "tests/emu/emu_test_util.h"
 
 namespace asmevo::emu::test {
@@ -140,5 +142,19 @@ TEST(EmuUnsupported, IntegerClampIsRefusedNotIgnored) {
     FAIL() << "expected an error";
   } catch (const asmevo::Error& e) {
     EXPECT_NE(std::string(e.what()).find("clamp (integer saturation) on v_add_u32_e64"), std::string::npos) << e.what();
+  }
+}
+
+// The ISA enumeration finds the instructions the corpus uses and the emulator covers most of them.
+TEST(EmuCoverage, IsaEnumerationIncludesCommonInstructions) {
+  for (const char* arch : {"gfx90a", "gfx942", "gfx950"}) {
+    auto m = asmevo::program::decodable_mnemonics(*asmevo::codeobj::parse_target_id(arch));
+    for (const char* want : {"v_add_f32_e32", "s_load_dword", "ds_read_b128", "global_load_dword", "buffer_load_dword",
+                             "v_mfma_f32_32x32x8f16", "v_pk_fma_f32", "s_waitcnt", "v_cmp_lt_f32_e32"}) {
+      bool found = m.count(want) || m.count(std::string(want).substr(0, std::string(want).rfind('_')));
+      if (std::string(want) == "v_mfma_f32_32x32x8f16" && std::string(arch) != "gfx90a") found = m.count("v_mfma_f32_32x32x8_f16");
+      EXPECT_TRUE(found) << arch << " " << want;
+    }
+    EXPECT_GT(m.size(), 900u) << arch;
   }
 }
