@@ -116,67 +116,6 @@ uint64_t fresh_seed() {
   return (static_cast<uint64_t>(rd()) << 32) | rd();
 }
 
-// ---- HIP corpus -------------------------------------------------------------------------------
-
-struct HipCase {
-  const char* file;
-  const char* spec;
-};
-const HipCase kHip[] = {
-    {"tanh", "tanh_f32"},           {"bias_gelu", "bias_gelu_f32"},         {"avgpool1d", "avgpool1d_k3s2_f32"},
-    {"sigmoid", "sigmoid_f32_vec4"}, {"silu", "silu_bf16"},                 {"gelu", "gelu_f16"},
-    {"softmax", "softmax_rows_f32"}, {"log_softmax", "log_softmax_rows_f32"}, {"layernorm", "layernorm_f32"},
-    {"rmsnorm", "rmsnorm_f16"},      {"cross_entropy", "cross_entropy_rows_f32"}, {"mean_rows", "mean_rows_f32"},
-    {"attention_decode", "attention_decode_f32"},
-};
-
-class HipFamilies : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
-
-TEST_P(HipFamilies, MatchesReference) {
-  auto [arch, idx] = GetParam();
-  const HipCase& c = kHip[idx];
-  uint64_t seed = fresh_seed();
-  SCOPED_TRACE(fmt::format("seed {}", seed));
-  std::string co_path = corpus_hip_dir() + "/" + arch + "/" + c.file + ".co";
-  Loaded L;
-  if (!run(co_path, source_dir() + "/corpus/hip/launch/" + c.spec + ".yaml", seed, 2, L)) {
-    if (!HasFailure()) GTEST_SKIP() << skip_reason(co_path, load_launch_spec(source_dir() + "/corpus/hip/launch/" + c.spec + ".yaml").kernel);
-    return;
-  }
-  std::vector<corpus::HostArg> host;
-  for (size_t i = 0; i < L.spec.args.size(); ++i) {
-    corpus::HostArg a;
-    a.dtype = L.spec.args[i].dtype;
-    if (L.spec.args[i].kind == ArgSpec::Buffer) a.is_buffer = true, a.bytes = make_buffer(L.spec, i);
-    else a.bits = scalar_bits(L.spec, i);
-    host.push_back(std::move(a));
-  }
-  const corpus::ReferenceEntry* ref = corpus::find_reference(L.spec.kernel);
-  ASSERT_NE(ref, nullptr) << L.spec.kernel;
-  ref->fn(host, {L.spec.grid[0], L.spec.grid[1], L.spec.grid[2]}, {L.spec.block[0], L.spec.block[1], L.spec.block[2]},
-          L.spec.dynamic_lds);
-  corpus::Tolerance tol = corpus::parse_tolerance(ref->tolerance);
-  for (const auto& b : L.launch->buffers) {
-    auto dev = L.launch->mem.bytes(b.address);
-    const auto& want = host[b.arg_index];
-    ASSERT_EQ(want.bytes.size(), b.bytes);
-    size_t esz = dtype_size(b.dtype), n = b.bytes / esz, bad = 0;
-    for (size_t i = 0; i < n && bad < 5; ++i) {
-      double got = to_double(b.dtype, dev.data() + esz * i), exp = to_double(b.dtype, want.bytes.data() + esz * i);
-      if (!corpus::within_tolerance(got, exp, tol)) {
-        ++bad;
-        ADD_FAILURE() << fmt::format("{} {} arg {} [{}]: emulator {} reference {} ({})", arch, L.spec.kernel, b.arg_index, i,
-                                     got, exp, ref->tolerance);
-      }
-    }
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Emu, HipFamilies,
-                         ::testing::Combine(::testing::Values("gfx90a", "gfx942", "gfx950"),
-                                            ::testing::Range(0, static_cast<int>(std::size(kHip)))),
-                         [](const auto& info) { return std::get<0>(info.param) + "_" + kHip[std::get<1>(info.param)].spec; });
-
 // ---- Triton corpus ----------------------------------------------------------------------------
 
 struct Buf {

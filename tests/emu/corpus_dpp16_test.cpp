@@ -32,22 +32,6 @@
 namespace asmevo::emu::test {
 namespace {
 
-struct Case {
-  const char* file;  // corpus code object stem
-  const char* spec;  // corpus/hip/launch/<spec>.yaml
-};
-
-const Case kCases[] = {
-    {"vector_add_f16x2", "vector_add_f16x2"},  {"gelu", "gelu_f16"},
-    {"rmsnorm", "rmsnorm_f16"},                {"silu", "silu_bf16"},
-    {"conv2d", "conv2d_3x3_f32"},              {"layernorm", "layernorm_f32"},
-    {"attention_decode", "attention_decode_f32"}, {"cross_entropy", "cross_entropy_rows_f32"},
-    {"log_softmax", "log_softmax_rows_f32"},   {"matmul_mfma_f16", "matmul_mfma_16x16x16_f16"},
-    {"matmul_mfma_f16", "matmul_mfma_32x32x8_f16"}, {"matmul_mfma_bf16", "matmul_mfma_16x16x16_bf16"},
-    {"matmul_mfma_bf16", "matmul_mfma_32x32x8_bf16"}, {"mean_rows", "mean_rows_f32"},
-    {"reduce_sum", "reduce_sum_f32"},
-};
-
 // Mnemonics of the DPP/SDWA/16-bit/misc families (emu/semantics/{dpp,sdwa,vop16,vop_misc}.cpp).
 bool ours(const std::string& m) {
   if (m.find("_dpp") != std::string::npos || m.find("_sdwa") != std::string::npos) return true;
@@ -71,69 +55,6 @@ double element(const std::string& dtype, const uint8_t* p) {
   std::memcpy(&v, p, dtype_size(dtype));
   return static_cast<double>(v);
 }
-
-class CorpusDpp16 : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
-
-TEST_P(CorpusDpp16, MatchesReference) {
-  auto [arch, idx] = GetParam();
-  const Case& c = kCases[idx];
-  std::string co_path = corpus_hip_dir() + "/" + arch + "/" + c.file + ".co";
-  ASSERT_TRUE(std::filesystem::exists(co_path)) << "corpus not built: " << co_path << " (build target asmevo_corpus_hip)";
-  LaunchSpec spec = load_launch_spec(source_dir() + "/corpus/hip/launch/" + c.spec + ".yaml");
-  std::random_device rd;
-  spec.seed = (static_cast<uint64_t>(rd()) << 32) | rd();  // fresh inputs every run
-  SCOPED_TRACE(fmt::format("{} {} seed {}", arch, c.spec, spec.seed));
-  auto co = codeobj::CodeObject::parse(read_file_bytes(co_path), co_path);
-  const codeobj::Kernel* k = co.kernel(spec.kernel);
-  ASSERT_NE(k, nullptr) << spec.kernel;
-  program::Decoder dec(co.target());
-  // Static coverage of this kernel's own code.
-  auto bytes = co.elf().bytes_at_address(k->code_address, k->code_size);
-  ASSERT_TRUE(bytes.has_value());
-  std::vector<std::string> ours_missing, others_missing;
-  for (const auto& m : unsupported_mnemonics(dec.decode_range(*bytes, k->code_address)))
-    (ours(m) ? ours_missing : others_missing).push_back(m);
-  EXPECT_TRUE(ours_missing.empty()) << "DPP/SDWA/16-bit/misc mnemonics not implemented: " << fmt::format("{}", fmt::join(ours_missing, " "));
-  if (!others_missing.empty()) GTEST_SKIP() << "waits for other families: " << fmt::format("{}", fmt::join(others_missing, " "));
-
-  auto prog = Program::build(co, *k, dec);
-  auto launch = prepare_launch(co, *k, spec, 2);
-  std::vector<corpus::HostArg> host;
-  for (size_t i = 0; i < spec.args.size(); ++i) {
-    corpus::HostArg a;
-    a.dtype = spec.args[i].dtype;
-    if (spec.args[i].kind == ArgSpec::Buffer) a.is_buffer = true, a.bytes = make_buffer(spec, i);
-    else a.bits = scalar_bits(spec, i);
-    host.push_back(std::move(a));
-  }
-  RunOptions ro;
-  ro.threads = 2;
-  run_launch(*launch, *prog, ro);
-  const corpus::ReferenceEntry* ref = corpus::find_reference(spec.kernel);
-  ASSERT_NE(ref, nullptr) << spec.kernel;
-  ref->fn(host, {spec.grid[0] * 1u, spec.grid[1], spec.grid[2]}, {spec.block[0], spec.block[1], spec.block[2]}, spec.dynamic_lds);
-  corpus::Tolerance tol = corpus::parse_tolerance(ref->tolerance);
-  for (const auto& b : launch->buffers) {
-    auto dev = launch->mem.bytes(b.address);
-    const auto& want = host[b.arg_index];
-    ASSERT_EQ(want.bytes.size(), b.bytes);
-    size_t esz = dtype_size(b.dtype), n = b.bytes / esz, bad = 0;
-    for (size_t i = 0; i < n && bad < 5; ++i) {
-      double got = element(b.dtype, dev.data() + esz * i), exp = element(b.dtype, want.bytes.data() + esz * i);
-      if (!corpus::within_tolerance(got, exp, tol)) {
-        ++bad;
-        ADD_FAILURE() << fmt::format("{} {} arg {} [{}]: emulator {} reference {}", arch, spec.kernel, b.arg_index, i, got, exp);
-      }
-    }
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Emu, CorpusDpp16,
-                         ::testing::Combine(::testing::Values("gfx90a", "gfx942", "gfx950"),
-                                            ::testing::Range(0, static_cast<int>(std::size(kCases)))),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + kCases[std::get<1>(info.param)].spec;
-                         });
 
 // ---- Triton kernels with DPP reductions ---------------------------------------------------------
 

@@ -23,6 +23,13 @@ struct SnippetRun {
 SnippetRun run_snippet(const std::string& arch, const std::string& body, unsigned results, unsigned block = 64);
 
 std::string corpus_hip_dir();  // build/corpus/hip (code objects)
+
+// Runs the HIP corpus launch spec corpus/hip/launch/<spec_name>.yaml (with `seed` instead of the
+// spec's) on `arch`'s corpus object holding its kernel, runs the host reference on the same inputs,
+// and records a test failure for every buffer element outside the reference's tolerance (inputs
+// must come back unchanged). `outputs`, when given, receives every buffer after the run.
+void run_corpus_kernel(const std::string& arch, const std::string& spec_name, uint64_t seed, unsigned threads,
+                       std::vector<std::vector<uint8_t>>* outputs = nullptr);
 std::string source_dir();
 
 }  // namespace asmevo::emu::test

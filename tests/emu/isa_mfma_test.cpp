@@ -485,69 +485,7 @@ TEST(MfmaErrors, BadModifiersStopTheRun) {
   EXPECT_THROW(run_snippet("gfx90a", "  v_mfma_f32_32x32x2f32 v[10:25], v1, v2, v[10:25] cbsz:1\n", 1), asmevo::Error);
 }
 
-// --- Corpus MFMA matmuls vs the host references --------------------------------------------------
-struct Corpus {
-  const char* file;
-  const char* spec;
-};
-const Corpus kCorpus[] = {{"matmul_mfma_f16", "matmul_mfma_16x16x16_f16"}, {"matmul_mfma_f16", "matmul_mfma_32x32x8_f16"},
-                          {"matmul_mfma_bf16", "matmul_mfma_16x16x16_bf16"}, {"matmul_mfma_bf16", "matmul_mfma_32x32x8_bf16"},
-                          {"matmul_mfma_f32", "matmul_mfma_16x16x4_f32"},   {"matmul_mfma_f32", "matmul_mfma_32x32x2_f32"}};
-
-void run_corpus(const std::string& arch, const Corpus& c, uint64_t seed) {
-  std::string co_path = corpus_hip_dir() + "/" + arch + "/" + c.file + ".co";
-  if (!std::filesystem::exists(co_path)) GTEST_SKIP() << "corpus not built: " << co_path;
-  LaunchSpec spec = load_launch_spec(source_dir() + "/corpus/hip/launch/" + c.spec + ".yaml");
-  spec.seed = seed;
-  auto co = codeobj::CodeObject::parse(read_file_bytes(co_path), co_path);
-  const codeobj::Kernel* k = co.kernel(spec.kernel);
-  ASSERT_NE(k, nullptr) << spec.kernel;
-  program::Decoder dec(co.target());
-  auto prog = Program::build(co, *k, dec);
-  auto launch = prepare_launch(co, *k, spec, 2);
-  std::vector<corpus::HostArg> host;
-  for (size_t i = 0; i < spec.args.size(); ++i) {
-    corpus::HostArg a;
-    a.dtype = spec.args[i].dtype;
-    if (spec.args[i].kind == ArgSpec::Buffer) a.is_buffer = true, a.bytes = make_buffer(spec, i);
-    else a.bits = scalar_bits(spec, i);
-    host.push_back(std::move(a));
-  }
-  RunOptions ro;
-  ro.threads = 2;
-  run_launch(*launch, *prog, ro);
-  const corpus::ReferenceEntry* ref = corpus::find_reference(spec.kernel);
-  ASSERT_NE(ref, nullptr) << spec.kernel;
-  ref->fn(host, {spec.grid[0] * 1u, spec.grid[1], spec.grid[2]}, {spec.block[0], spec.block[1], spec.block[2]}, spec.dynamic_lds);
-  corpus::Tolerance tol = corpus::parse_tolerance(ref->tolerance);
-  for (const auto& b : launch->buffers) {
-    if (b.dtype != "f32") continue;  // the output C (inputs are unchanged f16/bf16/f32)
-    auto dev = launch->mem.bytes(b.address);
-    const auto& want = host[b.arg_index];
-    ASSERT_EQ(want.bytes.size(), b.bytes);
-    size_t bad = 0;
-    for (size_t i = 0; i < b.bytes / 4 && bad < 5; ++i) {
-      float g, e;
-      std::memcpy(&g, dev.data() + 4 * i, 4), std::memcpy(&e, want.bytes.data() + 4 * i, 4);
-      if (!corpus::within_tolerance(g, e, tol)) {
-        ++bad;
-        ADD_FAILURE() << fmt::format("{} {} [{}]: emulator {} reference {}", arch, spec.kernel, i, g, e);
-      }
-    }
-  }
-}
-
-class MfmaCorpus : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
-TEST_P(MfmaCorpus, MatchesReference) {
-  auto [arch, idx] = GetParam();
-  std::random_device rd;
-  uint64_t seed = (static_cast<uint64_t>(rd()) << 32) | rd();
-  SCOPED_TRACE(fmt::format("seed {}", seed));
-  run_corpus(arch, kCorpus[idx], seed);
-}
-INSTANTIATE_TEST_SUITE_P(Emu, MfmaCorpus,
-                         ::testing::Combine(::testing::Values("gfx90a", "gfx942", "gfx950"), ::testing::Range(0, 6)),
-                         [](const auto& info) { return std::get<0>(info.param) + "_" + kCorpus[std::get<1>(info.param)].spec; });
+// The corpus MFMA matmuls (all six shapes, three archs) are checked by corpus_all_test.cpp.
 
 }  // namespace
 }  // namespace asmevo::emu::test
