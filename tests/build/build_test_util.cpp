@@ -11,37 +11,12 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "tests/support/corpus_files.h"
+
 namespace asmevo::build::test {
-namespace {
-std::filesystem::path process_dir() {
-  return std::filesystem::temp_directory_path() / ("asmevo_build_test_" + std::to_string(::getpid()));
-}
-void remove_process_dir() {
-  std::error_code ec;
-  std::filesystem::remove_all(process_dir(), ec);
-}
-}  // namespace
+std::filesystem::path scratch_dir(const std::string& name) { return asmevo::testing::scratch_dir("build", name); }
 
-std::filesystem::path scratch_dir(const std::string& name) {
-  static const bool registered = std::atexit(remove_process_dir) == 0;
-  (void)registered;
-  auto dir = process_dir() / name;
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-int run(const std::string& command, std::string* output) {
-  std::string cmd = command + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot run: " + command);
-  std::array<char, 4096> buf;
-  std::string out;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  if (output) *output = std::move(out);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& command, std::string* output) { return asmevo::testing::run_shell(command, output); }
 
 std::vector<uint8_t> read_bytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -16,42 +16,20 @@
 #include "program/decoder.h"
 #include "support/file_io.h"
 
+#include "tests/support/corpus_files.h"
+
 namespace asmevo::check::test {
 
 namespace {
-std::filesystem::path process_dir() {
-  return std::filesystem::temp_directory_path() / ("asmevo_check_test_" + std::to_string(::getpid()));
-}
-void remove_process_dir() {
-  std::error_code ec;
-  std::filesystem::remove_all(process_dir(), ec);
-}
 std::string unique_name(const std::string& stem) {
   static std::atomic<int> counter{0};
   return stem + "_" + std::to_string(counter++);
 }
 }  // namespace
 
-std::filesystem::path scratch_dir() {
-  static const bool registered = std::atexit(remove_process_dir) == 0;
-  (void)registered;
-  auto dir = process_dir();
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+std::filesystem::path scratch_dir() { return asmevo::testing::scratch_dir("check"); }
 
-int run(const std::string& command, std::string* output) {
-  std::string cmd = command + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot run: " + command);
-  std::array<char, 4096> buf;
-  std::string out;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  if (output) *output = std::move(out);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& command, std::string* output) { return asmevo::testing::run_shell(command, output); }
 
 namespace {
 

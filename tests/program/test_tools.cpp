@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "tests/support/corpus_files.h"
+
 namespace asmevo::program::test {
 
 std::vector<uint8_t> words(std::initializer_list<uint32_t> ws) {
@@ -22,37 +24,9 @@ std::vector<uint8_t> words(std::initializer_list<uint32_t> ws) {
   return out;
 }
 
-namespace {
-// Not a cached static: the exit handler must not touch an object already destroyed at exit.
-std::filesystem::path process_dir() {
-  return std::filesystem::temp_directory_path() / ("asmevo_program_test_" + std::to_string(::getpid()));
-}
-void remove_process_dir() {
-  std::error_code ec;
-  std::filesystem::remove_all(process_dir(), ec);
-}
-}  // namespace
+std::filesystem::path scratch_dir(const std::string& name) { return asmevo::testing::scratch_dir("program", name); }
 
-std::filesystem::path scratch_dir(const std::string& name) {
-  static const bool registered = std::atexit(remove_process_dir) == 0;
-  (void)registered;
-  auto dir = process_dir() / name;
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-int run(const std::string& command, std::string* output) {
-  std::string cmd = command + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot run: " + command);
-  std::array<char, 4096> buf;
-  std::string out;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  if (output) *output = std::move(out);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int run(const std::string& command, std::string* output) { return asmevo::testing::run_shell(command, output); }
 
 std::filesystem::path assemble(const std::string& source, const std::string& mcpu, const std::string& name) {
   auto dir = scratch_dir(mcpu);

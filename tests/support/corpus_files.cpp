@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <mutex>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -59,6 +63,41 @@ std::string test_name(const CorpusFile& f) {
   for (auto& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return s;
+}
+
+int run_shell(const std::string& command, std::string* output) {
+  std::string cmd = command + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run: " + command);
+  std::array<char, 4096> buf;
+  std::string out;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = ::pclose(p);
+  if (output) *output = std::move(out);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+namespace {
+std::mutex g_scratch_mutex;
+std::set<std::string> g_scratch_areas;  // per-process folders to remove at exit
+void remove_scratch_dirs() {
+  std::error_code ec;
+  for (const auto& a : g_scratch_areas) std::filesystem::remove_all(a, ec);
+}
+}  // namespace
+
+std::filesystem::path scratch_dir(const std::string& area, const std::string& name) {
+  auto base = std::filesystem::temp_directory_path() / ("asmevo_" + area + "_test_" + std::to_string(::getpid()));
+  {
+    std::lock_guard<std::mutex> lock(g_scratch_mutex);
+    static const bool registered = std::atexit(remove_scratch_dirs) == 0;
+    (void)registered;
+    g_scratch_areas.insert(base.string());
+  }
+  auto dir = name.empty() ? base : base / name;
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 std::string run_command(const std::string& cmd) {

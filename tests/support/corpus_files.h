@@ -1,6 +1,7 @@
 // Lists the corpus files tests run over: the HIP corpus manifest written by the build and the
 // committed Triton code objects. Tests use it so that "every corpus file" means the same thing.
 #pragma once
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ std::vector<CorpusFile> code_object_corpus_files(const std::string& source_dir, 
 
 // A GoogleTest-safe parameter name for a corpus file ("hip/gfx942/softmax.co" -> "hip_gfx942_softmax_co").
 std::string test_name(const CorpusFile& f);
+
+// Runs a shell command; returns its exit status (-1 if it did not exit normally) and captures
+// stdout+stderr into `output`.
+int run_shell(const std::string& command, std::string* output = nullptr);
+
+// <tmp>/asmevo_<area>_test_<pid>/<name>, created; the per-process folder is removed at exit.
+std::filesystem::path scratch_dir(const std::string& area, const std::string& name = {});
 
 // Runs a shell command, returns its standard output; fails the calling test on a non-zero exit.
 std::string run_command(const std::string& cmd);
