@@ -178,33 +178,29 @@ template <class T> inline void read_lanes(const ExecContext& ctx, const Wave& w,
 // Writes 64 lanes of T to a VGPR destination under `mask`.
 template <class T> inline void write_lanes(Wave& w, const ExecInst& in, const Operand& d, const T* val, u64 mask) {
   u32* lo = w.v[d.index].lane;
+  alignas(64) u32 r[kWaveSize];
   if constexpr (sizeof(T) == 8) {
-    u32* hi = w.v[d.index + 1].lane;
+    alignas(64) u32 rhi[kWaveSize];
     for (unsigned l = 0; l < kWaveSize; ++l) {
       u64 b = std::bit_cast<u64>(val[l]);
-      bool on = mask >> l & 1;
-      lo[l] = on ? static_cast<u32>(b) : lo[l];
-      hi[l] = on ? static_cast<u32>(b >> 32) : hi[l];
+      r[l] = static_cast<u32>(b);
+      rhi[l] = static_cast<u32>(b >> 32);
     }
+    masked_store(lo, r, mask);
+    masked_store(w.v[d.index + 1].lane, rhi, mask);
   } else if constexpr (sizeof(T) == 4) {
-    if (in.mods.sdwa.present) {
-      alignas(64) u32 r[kWaveSize];
-      for (unsigned l = 0; l < kWaveSize; ++l) r[l] = std::bit_cast<u32>(val[l]);
-      Registry::get().hooks().sdwa_dst(in, lo, r);
-      for (unsigned l = 0; l < kWaveSize; ++l) lo[l] = (mask >> l & 1) ? r[l] : lo[l];
-      return;
-    }
-    for (unsigned l = 0; l < kWaveSize; ++l) lo[l] = (mask >> l & 1) ? std::bit_cast<u32>(val[l]) : lo[l];
+    for (unsigned l = 0; l < kWaveSize; ++l) r[l] = std::bit_cast<u32>(val[l]);
+    if (in.mods.sdwa.present) Registry::get().hooks().sdwa_dst(in, lo, r);
+    masked_store(lo, r, mask);
   } else {
     // 16-bit results (gfx9). SDWA: the zero-extended result goes through dst_sel/dst_unused. VOP3 op_sel:
     // its destination bit (printed last, after the sources: op_sel:[s0,s1,d]) writes the high half and
     // keeps the low half. Otherwise the low half is written and the high half zeroed — or kept, for
     // kKeepHigh16 units. (LLVM GCNSubtarget::zeroesHigh16BitsOfDest lists the zeroing ops for gfx9.)
     if (in.mods.sdwa.present) {
-      alignas(64) u32 r[kWaveSize];
       for (unsigned l = 0; l < kWaveSize; ++l) r[l] = std::bit_cast<u16>(val[l]);
       Registry::get().hooks().sdwa_dst(in, lo, r);
-      for (unsigned l = 0; l < kWaveSize; ++l) lo[l] = (mask >> l & 1) ? r[l] : lo[l];
+      masked_store(lo, r, mask);
       return;
     }
     const uint32_t flags = in.entry ? in.entry->flags : 0;
@@ -212,10 +208,8 @@ template <class T> inline void write_lanes(Wave& w, const ExecInst& in, const Op
     const bool high = in.mods.op_sel >> dst_bit & 1;
     const u32 keep = high ? 0xffffu : (flags & kKeepHigh16) ? 0xffff0000u : 0u;
     const unsigned sh = high ? 16 : 0;
-    for (unsigned l = 0; l < kWaveSize; ++l) {
-      u32 nv = (lo[l] & keep) | (static_cast<u32>(std::bit_cast<u16>(val[l])) << sh);
-      lo[l] = (mask >> l & 1) ? nv : lo[l];
-    }
+    for (unsigned l = 0; l < kWaveSize; ++l) r[l] = (lo[l] & keep) | (static_cast<u32>(std::bit_cast<u16>(val[l])) << sh);
+    masked_store(lo, r, mask);
   }
 }
 

@@ -32,6 +32,7 @@ struct Stats {
 struct ExecContext {
   const Program* program = nullptr;
   DeviceMemory* mem = nullptr;
+  mutable const DeviceMemory::Region* mem_hint = nullptr;  // last region access() hit in *mem (this thread's cache)
   std::string kernel;
   std::array<uint32_t, 3> wg_id{};
   uint8_t* lds = nullptr;  // this workgroup's LDS
@@ -49,7 +50,7 @@ struct ExecContext {
 // Memory access helper for semantics: the host pointer of [addr, addr+size) or a memory fault.
 inline uint8_t* access(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t addr, unsigned size,
                        bool write, int lane) {
-  uint8_t* p = ctx.mem->translate(addr, size, write);
+  uint8_t* p = ctx.mem->translate(addr, size, write, ctx.mem_hint);
   if (!p) {
     fail(ctx, w, in,
          std::string("memory fault: ") + (write ? "write of " : "read of ") + std::to_string(size) +

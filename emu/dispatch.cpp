@@ -175,53 +175,75 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
   return L;
 }
 
-void init_wave(const Launch& L, const Program& prog, Wave& w, const std::array<uint32_t, 3>& wg, unsigned wave_index,
-               unsigned slot) {
+WaveSetup wave_setup(const Launch& L) {
   const auto& kd = L.kernel->kd;
+  WaveSetup ws;
+  ws.mode_bits = kd.get("compute_pgm_rsrc1.float_round_mode_32") | kd.get("compute_pgm_rsrc1.float_round_mode_16_64") << 2 |
+                 kd.get("compute_pgm_rsrc1.float_denorm_mode_32") << 4 | kd.get("compute_pgm_rsrc1.float_denorm_mode_16_64") << 6 |
+                 kd.get("compute_pgm_rsrc1.enable_dx10_clamp") << 8 | kd.get("compute_pgm_rsrc1.enable_ieee_mode") << 9 |
+                 kd.get("compute_pgm_rsrc1.fp16_ovfl") << 23;  // MODE.FP16_OVFL (s_getreg reads it back)
+  ws.private_segment_buffer = kd.get("kernel_code_properties.enable_sgpr_private_segment_buffer");
+  ws.dispatch_ptr = kd.get("kernel_code_properties.enable_sgpr_dispatch_ptr");
+  ws.queue_ptr = kd.get("kernel_code_properties.enable_sgpr_queue_ptr");
+  ws.kernarg_segment_ptr = kd.get("kernel_code_properties.enable_sgpr_kernarg_segment_ptr");
+  ws.dispatch_id = kd.get("kernel_code_properties.enable_sgpr_dispatch_id");
+  ws.flat_scratch_init = kd.get("kernel_code_properties.enable_sgpr_flat_scratch_init");
+  ws.private_segment_size = kd.get("kernel_code_properties.enable_sgpr_private_segment_size");
+  ws.kernarg_preload_length = kd.kernarg_preload_length();
+  ws.kernarg_preload_offset = kd.kernarg_preload_offset();
+  ws.user_sgpr_count = kd.user_sgpr_count();
+  ws.workgroup_id[0] = kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_x");
+  ws.workgroup_id[1] = kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_y");
+  ws.workgroup_id[2] = kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_z");
+  ws.workgroup_info = kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_info");
+  ws.private_segment = kd.get("compute_pgm_rsrc2.enable_private_segment");
+  ws.workitem_id_vgprs = kd.workitem_id_vgprs();
+  return ws;
+}
+
+void init_wave(const Launch& L, const WaveSetup& ws, const Program& prog, Wave& w, const std::array<uint32_t, 3>& wg,
+               unsigned wave_index, unsigned slot) {
   w.allocate_vregs(prog.num_vregs());
   w.accum_offset = prog.accum_offset();
   w.id_in_group = wave_index;
   w.pc = prog.entry_index();
-  w.mode.bits = kd.get("compute_pgm_rsrc1.float_round_mode_32") | kd.get("compute_pgm_rsrc1.float_round_mode_16_64") << 2 |
-                kd.get("compute_pgm_rsrc1.float_denorm_mode_32") << 4 | kd.get("compute_pgm_rsrc1.float_denorm_mode_16_64") << 6 |
-                kd.get("compute_pgm_rsrc1.enable_dx10_clamp") << 8 | kd.get("compute_pgm_rsrc1.enable_ieee_mode") << 9 |
-                kd.get("compute_pgm_rsrc1.fp16_ovfl") << 23;  // MODE.FP16_OVFL (s_getreg reads it back)
+  w.mode.bits = ws.mode_bits;
   w.flush_f32 = w.mode.denorm32() == 0;
   uint64_t slot_base = L.scratch_addr + slot * L.scratch_slot_bytes;
   uint64_t wave_offset = static_cast<uint64_t>(wave_index) * 64 * L.scratch_per_lane;
   unsigned s = 0;
   auto put64 = [&](uint64_t v) { w.set_sreg64(s, v), s += 2; };
-  if (kd.get("kernel_code_properties.enable_sgpr_private_segment_buffer")) {
+  if (ws.private_segment_buffer) {
     // V#: base, stride 0, swizzle on, num_records max, add_tid, index_stride 64, element size 4.
     w.s[s++] = static_cast<uint32_t>(slot_base);
     w.s[s++] = (static_cast<uint32_t>(slot_base >> 32) & 0xffff) | (1u << 31);  // word1[31]: SWIZZLE_ENABLE
     w.s[s++] = 0xffffffffu;
     w.s[s++] = (1u << 23) | (3u << 21) | (1u << 19) | 0x00027000u;
   }
-  if (kd.get("kernel_code_properties.enable_sgpr_dispatch_ptr")) put64(L.packet_addr);
-  if (kd.get("kernel_code_properties.enable_sgpr_queue_ptr")) put64(L.queue_addr);
-  if (kd.get("kernel_code_properties.enable_sgpr_kernarg_segment_ptr")) put64(L.kernarg_addr);
-  if (kd.get("kernel_code_properties.enable_sgpr_dispatch_id")) put64(0);
-  if (kd.get("kernel_code_properties.enable_sgpr_flat_scratch_init")) put64(slot_base);
-  if (kd.get("kernel_code_properties.enable_sgpr_private_segment_size")) w.s[s++] = L.scratch_per_lane;
-  if (unsigned n = kd.kernarg_preload_length()) {
+  if (ws.dispatch_ptr) put64(L.packet_addr);
+  if (ws.queue_ptr) put64(L.queue_addr);
+  if (ws.kernarg_segment_ptr) put64(L.kernarg_addr);
+  if (ws.dispatch_id) put64(0);
+  if (ws.flat_scratch_init) put64(slot_base);
+  if (ws.private_segment_size) w.s[s++] = L.scratch_per_lane;
+  if (unsigned n = ws.kernarg_preload_length) {
     const uint8_t* ka = L.mem.translate(L.kernarg_addr, 4);
-    unsigned off = kd.kernarg_preload_offset();
+    unsigned off = ws.kernarg_preload_offset;
     for (unsigned i = 0; i < n; ++i) std::memcpy(&w.s[s++], ka + 4 * (off + i), 4);
   }
-  if (s != kd.user_sgpr_count())
-    throw Error(fmt::format("the kernel descriptor enables {} user SGPRs but user_sgpr_count is {}", s, kd.user_sgpr_count()),
+  if (s != ws.user_sgpr_count)
+    throw Error(fmt::format("the kernel descriptor enables {} user SGPRs but user_sgpr_count is {}", s, ws.user_sgpr_count),
                 L.kernel->name);
-  if (kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_x")) w.s[s++] = wg[0];
-  if (kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_y")) w.s[s++] = wg[1];
-  if (kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_z")) w.s[s++] = wg[2];
-  if (kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_info")) w.s[s++] = L.lds_bytes;  // LDS size for the workgroup
-  if (kd.get("compute_pgm_rsrc2.enable_private_segment")) w.s[s++] = static_cast<uint32_t>(wave_offset);
+  if (ws.workgroup_id[0]) w.s[s++] = wg[0];
+  if (ws.workgroup_id[1]) w.s[s++] = wg[1];
+  if (ws.workgroup_id[2]) w.s[s++] = wg[2];
+  if (ws.workgroup_info) w.s[s++] = L.lds_bytes;  // LDS size for the workgroup
+  if (ws.private_segment) w.s[s++] = static_cast<uint32_t>(wave_offset);
   w.set_sreg64(kFlatScratchLo, slot_base + wave_offset);  // architected flat scratch (gfx942/gfx950)
   // Work-item IDs of this wave's lanes, in the workgroup's actual (possibly partial) shape.
   auto gs = L.group_size(wg);
   unsigned count = gs[0] * gs[1] * gs[2];
-  unsigned ids = kd.workitem_id_vgprs();  // 0: X, 1: X and Y, 2: X, Y and Z
+  unsigned ids = ws.workitem_id_vgprs;  // 0: X, 1: X and Y, 2: X, Y and Z
   uint64_t exec = 0;
   bool packed = prog.arch() != codeobj::Arch::Other;  // gfx90a+: X | Y << 10 | Z << 20 in v0
   for (unsigned l = 0; l < 64; ++l) {

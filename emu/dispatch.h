@@ -53,8 +53,22 @@ struct Launch {
 std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
                                        const LaunchSpec& spec, unsigned scratch_slots);
 
-// Initial state of wave `wave_index` of workgroup `wg` (running in scratch slot `slot`).
-void init_wave(const Launch& launch, const Program& program, Wave& w, const std::array<uint32_t, 3>& wg,
-               unsigned wave_index, unsigned slot);
+// What the kernel descriptor says about every wave's initial state, decoded once per launch (the
+// KD's named fields are looked up by string, too slow to do for every wave).
+struct WaveSetup {
+  uint32_t mode_bits = 0;
+  bool private_segment_buffer = false, dispatch_ptr = false, queue_ptr = false, kernarg_segment_ptr = false,
+       dispatch_id = false, flat_scratch_init = false, private_segment_size = false;
+  unsigned kernarg_preload_length = 0, kernarg_preload_offset = 0, user_sgpr_count = 0;
+  bool workgroup_id[3] = {false, false, false};
+  bool workgroup_info = false, private_segment = false;
+  unsigned workitem_id_vgprs = 0;
+};
+WaveSetup wave_setup(const Launch& launch);
+
+// Initial state of wave `wave_index` of workgroup `wg` (running in scratch slot `slot`); `setup` is
+// wave_setup(launch).
+void init_wave(const Launch& launch, const WaveSetup& setup, const Program& program, Wave& w,
+               const std::array<uint32_t, 3>& wg, unsigned wave_index, unsigned slot);
 
 }  // namespace asmevo::emu

@@ -45,8 +45,8 @@ void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions) {
 
 namespace {
 
-void run_workgroup(ExecContext& ctx, Launch& L, const Program& prog, const std::array<uint32_t, 3>& wg, unsigned slot,
-                   std::vector<uint8_t>& lds, std::vector<Wave>& waves, const RunOptions& opt) {
+void run_workgroup(ExecContext& ctx, Launch& L, const WaveSetup& setup, const Program& prog, const std::array<uint32_t, 3>& wg,
+                   unsigned slot, std::vector<uint8_t>& lds, std::vector<Wave>& waves, const RunOptions& opt) {
   ctx.wg_id = wg;
   auto gs = L.group_size(wg);
   unsigned nwaves = (gs[0] * gs[1] * gs[2] + 63) / 64;
@@ -63,7 +63,7 @@ void run_workgroup(ExecContext& ctx, Launch& L, const Program& prog, const std::
     w.scc = false;
     w.s.fill(0);
     w.wc.clear();
-    init_wave(L, prog, w, wg, i, slot);
+    init_wave(L, setup, prog, w, wg, i, slot);
   }
   ctx.stats.waves += nwaves;
   ctx.stats.workgroups += 1;
@@ -95,6 +95,7 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
   std::optional<Error> error;
   std::optional<std::string> internal;
   Stats stats;
+  const WaveSetup setup = wave_setup(L);
   auto worker = [&](unsigned slot) {
     ExecContext ctx;
     ctx.program = &prog;
@@ -109,7 +110,7 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
                                  static_cast<uint32_t>(g / L.num_groups[0] % L.num_groups[1]),
                                  static_cast<uint32_t>(g / (static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1]))};
       try {
-        run_workgroup(ctx, L, prog, wg, slot, lds, waves, opt);
+        run_workgroup(ctx, L, setup, prog, wg, slot, lds, waves, opt);
       } catch (const Error& e) {
         std::lock_guard<std::mutex> lock(mu);
         if (g < first_error.load()) first_error = g, error = e, internal.reset();

@@ -40,8 +40,17 @@ class DeviceMemory {
 
   // Host pointer for [addr, addr+size) if it lies inside one region (writable if `write`), else nullptr.
   uint8_t* translate(uint64_t addr, uint64_t size, bool write = false) const {
-    const Region* r = last_;
-    if (!(r && addr - r->base < r->size)) r = find(addr);
+    const Region* hint = last_;
+    return translate(addr, size, write, hint);
+  }
+  // The same, trying `hint` (a region of this DeviceMemory, or nullptr) first and leaving in it the
+  // region that holds addr: a caller's cache (one per thread), as accesses mostly hit one region.
+  uint8_t* translate(uint64_t addr, uint64_t size, bool write, const Region*& hint) const {
+    const Region* r = hint;
+    if (!(r && addr - r->base < r->size)) {
+      r = find(addr);
+      if (r) hint = r;
+    }
     if (!r || addr - r->base + size > r->size || (write && !r->writable)) return nullptr;
     return r->data.get() + (addr - r->base);
   }

@@ -67,11 +67,7 @@ void WaitcntState::wait(Wave& w, unsigned vm, unsigned lgkm, unsigned exp) {
     if (it->vm_done && it->lgkm_done && it->exp_done) {
       for (const PendingWrite& pw : it->writes) {
         if (pw.file == 0) {
-          for (unsigned r = 0; r < pw.count; ++r) {
-            uint32_t* dst = w.v[pw.reg + r].lane;
-            const uint32_t* src = pw.data.data() + r * kWaveSize;
-            for (unsigned l = 0; l < kWaveSize; ++l) dst[l] = (pw.lanes >> l & 1) ? src[l] : dst[l];
-          }
+          for (unsigned r = 0; r < pw.count; ++r) masked_store(w.v[pw.reg + r].lane, pw.data.data() + r * kWaveSize, pw.lanes);
         } else {
           for (unsigned r = 0; r < pw.count; ++r) w.s[pw.reg + r] = pw.data[r];
         }

@@ -21,6 +21,14 @@ struct alignas(64) VReg {
   uint32_t operator[](unsigned l) const { return lane[l]; }
 };
 
+// dst[l] = src[l] for every lane l set in `mask`, other lanes unchanged (dst and src distinct). Full
+// and empty masks, the common cases, skip the per-lane select.
+inline void masked_store(uint32_t* dst, const uint32_t* src, uint64_t mask) {
+  if (mask == ~0ull) std::memcpy(dst, src, sizeof(uint32_t) * kWaveSize);
+  else if (mask)
+    for (unsigned l = 0; l < kWaveSize; ++l) dst[l] = (mask >> l & 1) ? src[l] : dst[l];
+}
+
 // MODE register fields the emulator reads (ISA "MODE": FP_ROUND bits 3:0, FP_DENORM bits 7:4,
 // DX10_CLAMP bit 8, IEEE bit 9). Only round-to-nearest-even is implemented; anything else stops.
 struct ModeReg {
@@ -37,6 +45,7 @@ struct Wave {
   std::array<uint32_t, kNumScalarRegs> s{};
   bool scc = false;
   std::unique_ptr<VReg[]> vstore;
+  unsigned vstore_capacity = 0;  // registers in vstore (kept across waves run in this Wave object)
   VReg* v = nullptr;        // v[0 .. num_vregs): the unified VGPR/AGPR file of this wave
   unsigned num_vregs = 0;   // allocated registers per lane (VGPRs + AGPRs)
   unsigned accum_offset = 0;  // first AGPR in the unified file (gfx90a+)
@@ -52,10 +61,12 @@ struct Wave {
 
   WaitcntState wc;
 
+  // A zeroed register file of n registers; the storage is reused when a previous wave's was big enough.
   void allocate_vregs(unsigned n) {
+    const unsigned need = n ? n : 1;
+    if (!vstore || need > vstore_capacity) vstore.reset(new VReg[need]), vstore_capacity = need;
     num_vregs = n;
-    vstore.reset(new VReg[n ? n : 1]);
-    std::memset(vstore.get(), 0, sizeof(VReg) * (n ? n : 1));
+    std::memset(vstore.get(), 0, sizeof(VReg) * need);
     v = vstore.get();
   }
 
