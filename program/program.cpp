@@ -73,6 +73,17 @@ size_t reg_unit(RegFile f, unsigned i) {
   }
 }
 
+// Lines for instructions given as text by an edit (one instruction each, no labels).
+std::vector<Line> new_instruction_lines(const std::vector<std::string>& instructions, uint64_t address) {
+  std::vector<Line> fresh;
+  for (const auto& t : instructions) {
+    if (t.empty() || t.find('\n') != std::string::npos || t.back() == ':')
+      throw Error("'" + t + "' is not a single instruction", "", "give one instruction per entry, no labels");
+    fresh.push_back({Line::Instr, t, address, std::nullopt});
+  }
+  return fresh;
+}
+
 }  // namespace
 
 void RegSet::add(const RegRange& r) {
@@ -199,24 +210,11 @@ void Program::analyze() {
 }
 
 LineRegisters Program::registers_of(const Line& l) const {
-  LineRegisters r;
-  if (l.inst && l.kind != Line::Instr) {
-    r.defs = l.inst->defs;
-    r.uses = l.inst->uses;
-  } else if (l.inst && l.text == l.inst->text) {
-    r.defs = l.inst->defs;
-    r.uses = l.inst->uses;
-  } else if (l.inst) {
-    // Same instruction with symbolic operands (branch labels, rel32 expressions).
-    r.defs = l.inst->defs;
-    r.uses = l.inst->uses;
-  } else {
-    // An edited line: every register it names is treated as both read and written (conservative).
-    auto regs = registers_in_text(l.text);
-    r.defs = regs;
-    r.uses = regs;
-  }
-  return r;
+  // An original instruction (its text may differ only by symbolic branch/rel32 operands).
+  if (l.inst) return {l.inst->defs, l.inst->uses};
+  // An edited line: every register it names is treated as both read and written (conservative).
+  auto regs = registers_in_text(l.text);
+  return {regs, regs};
 }
 
 std::vector<RegSet> Program::live_in(const Function& f) const {
@@ -300,13 +298,7 @@ void Program::replace(size_t first, size_t last, const std::vector<std::string>&
     if (!is_instruction(lines[i]))
       throw Error(fmt::format("edit range [{}, {}] contains '{}', which is not an instruction", first, last, lines[i].text), "",
                   "edit only runs of instructions; labels and symbols stay where they are");
-  uint64_t address = lines[first].address;
-  std::vector<Line> fresh;
-  for (const auto& t : instructions) {
-    if (t.empty() || t.find('\n') != std::string::npos || t.back() == ':')
-      throw Error("'" + t + "' is not a single instruction", "", "give one instruction per entry, no labels");
-    fresh.push_back({Line::Instr, t, address, std::nullopt});
-  }
+  std::vector<Line> fresh = new_instruction_lines(instructions, lines[first].address);
   lines.erase(lines.begin() + first, lines.begin() + last + 1);
   lines.insert(lines.begin() + first, fresh.begin(), fresh.end());
   analyze();
@@ -317,11 +309,8 @@ void Program::insert_before(size_t line, const std::vector<std::string>& instruc
   auto& lines = text().lines;
   if (line >= lines.size() || !is_instruction(lines[line]))
     throw Error(fmt::format("line {} is not an instruction of .text", line));
-  Line anchor = lines[line];
-  std::vector<std::string> all = instructions;
-  // Inserting before line L = replacing L with (new..., L) while keeping L's decoded form.
-  std::vector<Line> fresh;
-  for (const auto& t : instructions) fresh.push_back({Line::Instr, t, anchor.address, std::nullopt});
+  // New lines take the anchor's address (they sit where it was); the anchor keeps its decoded form.
+  std::vector<Line> fresh = new_instruction_lines(instructions, lines[line].address);
   lines.insert(lines.begin() + line, fresh.begin(), fresh.end());
   analyze();
   mark_dirty(line);
