@@ -32,7 +32,7 @@ void BM_RecoverAndRebuild(benchmark::State& state, const std::string& path) {
     benchmark::DoNotOptimize(bytes.data());
   }
   state.counters["instructions"] = n;
-  state.counters["us_per_2000_instructions"] =
+  state.counters["time_per_2000_instructions"] =
       benchmark::Counter(double(n) / 2000.0, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
