@@ -49,7 +49,7 @@ std::string corpus_hip_dir() {
 }
 
 std::vector<uint8_t> assemble_kernel(const std::string& arch, const std::string& body, unsigned results,
-                                     const std::string& extra_text) {
+                                     const std::string& extra_text, unsigned agprs) {
   std::string epi = "  s_mov_b64 exec, s[92:93]\n";
   epi += fmt::format("  v_mov_b32 v102, {}\n  v_mul_u32_u24 v100, v102, v0\n", results * 4);
   epi += "  v_mov_b32 v101, s3\n  v_add_co_u32 v100, vcc, s2, v100\n  v_addc_co_u32 v101, vcc, 0, v101, vcc\n";
@@ -76,7 +76,7 @@ k:
     .amdhsa_user_sgpr_kernarg_segment_ptr 1
     .amdhsa_user_sgpr_count 2
     .amdhsa_system_sgpr_workgroup_id_x 1
-    .amdhsa_next_free_vgpr 128
+    .amdhsa_next_free_vgpr {4}
     .amdhsa_next_free_sgpr 96
     .amdhsa_accum_offset 128
     .amdhsa_kernarg_size 8
@@ -94,14 +94,15 @@ amdhsa.kernels:
     .private_segment_fixed_size: 0
     .wavefront_size: 64
     .sgpr_count: 96
-    .vgpr_count: 128
+    .vgpr_count: {4}
+    .agpr_count: {5}
     .max_flat_workgroup_size: 1024
     .args:
       - {{ .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}
 ...
   .end_amdgpu_metadata
 )",
-                                arch, body, epi, extra_text);
+                                arch, body, epi, extra_text, 128 + agprs, agprs);
   char tmpl[] = "/tmp/asmevo-emu-XXXXXX";
   std::string dir = mkdtemp(tmpl);
   std::ofstream(dir + "/k.s") << src;
@@ -117,8 +118,8 @@ amdhsa.kernels:
   return bytes;
 }
 
-SnippetRun run_snippet(const std::string& arch, const std::string& body, unsigned results, unsigned block) {
-  auto co = codeobj::CodeObject::parse(assemble_kernel(arch, body, results), "snippet-" + arch);
+SnippetRun run_snippet(const std::string& arch, const std::string& body, unsigned results, unsigned block, unsigned agprs) {
+  auto co = codeobj::CodeObject::parse(assemble_kernel(arch, body, results, {}, agprs), "snippet-" + arch);
   const codeobj::Kernel* k = co.kernel("k");
   if (!k) throw std::runtime_error("no kernel k");
   program::Decoder dec(co.target());

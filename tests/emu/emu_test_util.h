@@ -12,15 +12,17 @@ namespace asmevo::emu::test {
 //   epilogue: EXEC = the lanes live at entry (saved in s[92:93]); stores v10 .. v(10+results-1) of every lane to
 //             out[(lane * results + k)] (dwords), then s_endpgm.
 // The body may use s4..s63 and v1..v99 (not v0). Throws std::runtime_error with the assembler's message.
+// `agprs` > 0 adds that many AGPRs after the 128 VGPRs (accum_offset 128).
 std::vector<uint8_t> assemble_kernel(const std::string& arch, const std::string& body, unsigned results,
-                                     const std::string& extra_text = {});
+                                     const std::string& extra_text = {}, unsigned agprs = 0);
 
 struct SnippetRun {
   std::vector<uint32_t> out;  // 64 * results dwords
   uint32_t at(unsigned lane, unsigned k, unsigned results) const { return out[lane * results + k]; }
 };
 // Assembles and runs one wave of 64 lanes; throws asmevo::Error when the emulator stops the run.
-SnippetRun run_snippet(const std::string& arch, const std::string& body, unsigned results, unsigned block = 64);
+SnippetRun run_snippet(const std::string& arch, const std::string& body, unsigned results, unsigned block = 64,
+                       unsigned agprs = 0);
 
 std::string corpus_hip_dir();  // build/corpus/hip (code objects)
 

@@ -369,80 +369,9 @@ TEST(MfmaArith, Xf32TruncatesInputs) {
   EXPECT_EQ(r.at(0, 0, 4), std::bit_cast<uint32_t>(4.0f * (1.0f + 0x1p-10f)));
 }
 
-// --- AGPRs: a kernel with 128 VGPRs and 128 AGPRs (the shared helper allocates no AGPRs) -------------
-// Same prologue/epilogue contract as run_snippet: results are v10.. of every lane.
+// --- AGPRs: run_snippet with 128 AGPRs after the 128 VGPRs -------------------------------------------
 SnippetRun run_with_agprs(const std::string& arch, const std::string& body, unsigned results) {
-  std::string epi = "  s_mov_b64 exec, s[92:93]\n";
-  epi += fmt::format("  v_mov_b32 v102, {}\n  v_mul_u32_u24 v100, v102, v0\n", results * 4);
-  epi += "  v_mov_b32 v101, s3\n  v_add_co_u32 v100, vcc, s2, v100\n  v_addc_co_u32 v101, vcc, 0, v101, vcc\n";
-  for (unsigned k = 0; k < results; ++k) epi += fmt::format("  global_store_dword v[100:101], v{}, off offset:{}\n", 10 + k, 4 * k);
-  std::string src = fmt::format(R"(
-  .amdgcn_target "amdgcn-amd-amdhsa--{0}"
-  .text
-  .globl k
-  .p2align 8
-  .type k,@function
-k:
-  s_mov_b64 s[92:93], exec
-  s_load_dwordx2 s[2:3], s[0:1], 0x0
-  s_waitcnt lgkmcnt(0)
-{1}
-{2}
-  s_endpgm
-.Lk_end:
-  .size k, .Lk_end-k
-  .rodata
-  .p2align 6
-  .amdhsa_kernel k
-    .amdhsa_user_sgpr_kernarg_segment_ptr 1
-    .amdhsa_user_sgpr_count 2
-    .amdhsa_system_sgpr_workgroup_id_x 1
-    .amdhsa_next_free_vgpr 256
-    .amdhsa_next_free_sgpr 96
-    .amdhsa_accum_offset 128
-    .amdhsa_kernarg_size 8
-  .end_amdhsa_kernel
-  .amdgpu_metadata
----
-amdhsa.version: [ 1, 2 ]
-amdhsa.kernels:
-  - .name: k
-    .symbol: k.kd
-    .kernarg_segment_size: 8
-    .kernarg_segment_align: 8
-    .group_segment_fixed_size: 0
-    .private_segment_fixed_size: 0
-    .wavefront_size: 64
-    .sgpr_count: 96
-    .vgpr_count: 256
-    .agpr_count: 128
-    .max_flat_workgroup_size: 1024
-    .args:
-      - {{ .name: out, .offset: 0, .size: 8, .value_kind: global_buffer, .address_space: global }}
-...
-  .end_amdgpu_metadata
-)",
-                                arch, body, epi);
-  char tmpl[] = "/tmp/asmevo-mfma-XXXXXX";
-  std::string dir = mkdtemp(tmpl);
-  std::ofstream(dir + "/k.s") << src;
-  std::string cmd = fmt::format("{} -triple=amdgcn-amd-amdhsa -mcpu={} -filetype=obj {}/k.s -o {}/k.o 2>&1 && {} -shared {}/k.o -o {}/k.co 2>&1",
-                                ASMEVO_LLVM_MC, arch, dir, dir, ASMEVO_LD_LLD, dir, dir);
-  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("assembling failed: " + src);
-  auto co = codeobj::CodeObject::parse(read_file_bytes(dir + "/k.co"), "agpr-" + arch);
-  std::filesystem::remove_all(dir);
-  const codeobj::Kernel* k = co.kernel("k");
-  if (!k) throw std::runtime_error("no kernel k");
-  program::Decoder dec(co.target());
-  auto prog = Program::build(co, *k, dec);
-  LaunchSpec spec = parse_launch_spec_text(fmt::format("kernel: k\ngrid: [1, 1, 1]\nblock: [64, 1, 1]\nargs:\n  - {{name: out, buffer: u32, count: {}}}\n", 64 * results));
-  auto launch = prepare_launch(co, *k, spec, 1);
-  run_launch(*launch, *prog, RunOptions{});
-  SnippetRun r;
-  auto b = launch->mem.bytes(launch->buffers[0].address);
-  r.out.resize(b.size() / 4);
-  std::memcpy(r.out.data(), b.data(), b.size());
-  return r;
+  return run_snippet(arch, body, results, 64, 128);
 }
 
 TEST(Accvgpr, MovesAndMfmaOnAgprs) {
