@@ -19,6 +19,7 @@
 #include "emu/launch_spec.h"
 #include "emu/program.h"
 #include "program/decoder.h"
+#include "support/error.h"
 #include "support/file_io.h"
 
 namespace fs = std::filesystem;
@@ -38,6 +39,22 @@ std::string run_cmd(const std::string& cmd, int& rc) {
 }
 
 }  // namespace
+
+std::string expect_error(const std::string& arch, const std::string& body) {
+  try {
+    run_snippet(arch, body, 1);
+  } catch (const Error& e) {
+    return e.format();
+  }
+  return "(no error)";
+}
+
+const char* const kLaneAddr = R"(
+  v_lshlrev_b32_e32 v30, 2, v0
+  v_mov_b32 v31, s3
+  v_add_co_u32_e32 v30, vcc, s2, v30
+  v_addc_co_u32_e32 v31, vcc, 0, v31, vcc
+)";
 
 std::string source_dir() { return ASMEVO_SOURCE_DIR; }
 std::string corpus_hip_dir() {

@@ -24,6 +24,12 @@ struct SnippetRun {
 SnippetRun run_snippet(const std::string& arch, const std::string& body, unsigned results, unsigned block = 64,
                        unsigned agprs = 0);
 
+// The error message run_snippet(arch, body, 1) stops with (asmevo::Error::format()), or "(no error)".
+std::string expect_error(const std::string& arch, const std::string& body);
+
+// Snippet prologue: v[30:31] = out + lane * 4 (the first result dword of each lane when results == 1).
+extern const char* const kLaneAddr;
+
 std::string corpus_hip_dir();  // build/corpus/hip (code objects)
 
 // Runs the HIP corpus launch spec corpus/hip/launch/<spec_name>.yaml (with `seed` instead of the

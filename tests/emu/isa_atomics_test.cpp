@@ -19,23 +19,6 @@ const char* kArchs[] = {"gfx90a", "gfx942", "gfx950"};
 // The "return the old value" bit: glc on gfx90a, sc0 on gfx942/gfx950.
 std::string rtn(const std::string& arch) { return arch == "gfx90a" ? "glc" : "sc0"; }
 
-// v[30:31] = out + lane * 4.
-const char* kLaneAddr = R"(
-  v_lshlrev_b32_e32 v30, 2, v0
-  v_mov_b32 v31, s3
-  v_add_co_u32_e32 v30, vcc, s2, v30
-  v_addc_co_u32_e32 v31, vcc, 0, v31, vcc
-)";
-
-std::string expect_error(const std::string& arch, const std::string& body) {
-  try {
-    run_snippet(arch, body, 1);
-  } catch (const Error& e) {
-    return e.format();
-  }
-  return "(no error)";
-}
-
 float as_f(uint32_t b) {
   float f;
   std::memcpy(&f, &b, 4);

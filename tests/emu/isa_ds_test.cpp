@@ -16,15 +16,6 @@ namespace {
 
 const char* kArchs[] = {"gfx90a", "gfx942", "gfx950"};
 
-std::string expect_error(const std::string& arch, const std::string& body) {
-  try {
-    run_snippet(arch, body, 1);
-  } catch (const Error& e) {
-    return e.format();
-  }
-  return "(no error)";
-}
-
 TEST(EmuDs, RoundTripEveryWidth) {
   // Lane l writes {100+4l .. 103+4l} at 16*l (ds_write_b128), then reads back with each width.
   const std::string body = R"(

@@ -12,15 +12,6 @@ namespace {
 
 const char* kArchs[] = {"gfx90a", "gfx942", "gfx950"};
 
-std::string expect_error(const std::string& arch, const std::string& body) {
-  try {
-    run_snippet(arch, body, 1);
-  } catch (const Error& e) {
-    return e.format();
-  }
-  return "(no error)";
-}
-
 TEST(EmuHwreg, ModeRoundTrip) {
   for (const char* arch : kArchs) {
     auto r = run_snippet(arch, R"(

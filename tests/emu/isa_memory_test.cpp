@@ -7,25 +7,8 @@
 namespace asmevo::emu::test {
 namespace {
 
-// v[30:31] = out + lane * 4 (the first result dword of each lane when results == 1).
-const char* kAddr = R"(
-  v_lshlrev_b32_e32 v30, 2, v0
-  v_mov_b32 v31, s3
-  v_add_co_u32_e32 v30, vcc, s2, v30
-  v_addc_co_u32_e32 v31, vcc, 0, v31, vcc
-)";
-
-std::string expect_error(const std::string& arch, const std::string& body) {
-  try {
-    run_snippet(arch, body, 1);
-  } catch (const Error& e) {
-    return e.format();
-  }
-  return "(no error)";
-}
-
 TEST(EmuMemory, StoreLoadRoundTripAfterWait) {
-  auto r = run_snippet("gfx942", std::string(kAddr) + R"(
+  auto r = run_snippet("gfx942", std::string(kLaneAddr) + R"(
   v_add_u32_e32 v1, 1000, v0
   global_store_dword v[30:31], v1, off
   s_waitcnt vmcnt(0)
@@ -50,7 +33,7 @@ TEST(EmuMemory, SaddrFormAndOffsets) {
 }
 
 TEST(EmuWaitcnt, ReadingALoadResultWithoutWaitStops) {
-  std::string msg = expect_error("gfx942", std::string(kAddr) + R"(
+  std::string msg = expect_error("gfx942", std::string(kLaneAddr) + R"(
   global_load_dword v5, v[30:31], off
   v_add_u32_e32 v10, 1, v5
 )");
@@ -62,7 +45,7 @@ TEST(EmuWaitcnt, ReadingALoadResultWithoutWaitStops) {
 
 TEST(EmuWaitcnt, VmcntCountsInOrder) {
   // Two loads; vmcnt(1) guarantees the older one only: reading v5 is fine, v6 is not.
-  auto ok = run_snippet("gfx942", std::string(kAddr) + R"(
+  auto ok = run_snippet("gfx942", std::string(kLaneAddr) + R"(
   global_load_dword v5, v[30:31], off
   global_load_dword v6, v[30:31], off
   s_waitcnt vmcnt(1)
@@ -70,7 +53,7 @@ TEST(EmuWaitcnt, VmcntCountsInOrder) {
   s_waitcnt vmcnt(0)
 )",
                         1);
-  std::string msg = expect_error("gfx942", std::string(kAddr) + R"(
+  std::string msg = expect_error("gfx942", std::string(kLaneAddr) + R"(
   global_load_dword v5, v[30:31], off
   global_load_dword v6, v[30:31], off
   s_waitcnt vmcnt(1)
@@ -93,7 +76,7 @@ TEST(EmuWaitcnt, SmemIsOutOfOrder) {
 }
 
 TEST(EmuWaitcnt, OverwritingALoadDestinationStops) {
-  std::string msg = expect_error("gfx90a", std::string(kAddr) + R"(
+  std::string msg = expect_error("gfx90a", std::string(kLaneAddr) + R"(
   global_load_dword v5, v[30:31], off
   v_mov_b32 v5, 0
 )");
