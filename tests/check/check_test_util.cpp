@@ -17,6 +17,7 @@
 #include "support/file_io.h"
 
 #include "tests/support/corpus_files.h"
+#include "tests/support/object_text.h"
 
 namespace asmevo::check::test {
 
@@ -46,29 +47,7 @@ std::filesystem::path mc(const std::string& source, const std::string& mcpu, con
   return o;
 }
 
-std::vector<uint8_t> text_of(const std::filesystem::path& file) {
-  auto buf = llvm::MemoryBuffer::getFile(file.string());
-  if (!buf) throw std::runtime_error("cannot read " + file.string());
-  auto obj = llvm::object::ObjectFile::createObjectFile((*buf)->getMemBufferRef());
-  if (!obj) {
-    llvm::consumeError(obj.takeError());
-    throw std::runtime_error("not an object file: " + file.string());
-  }
-  for (const auto& sec : (*obj)->sections()) {
-    auto name = sec.getName();
-    if (!name || *name != ".text") {
-      if (!name) llvm::consumeError(name.takeError());
-      continue;
-    }
-    auto contents = sec.getContents();
-    if (!contents) {
-      llvm::consumeError(contents.takeError());
-      break;
-    }
-    return {contents->bytes_begin(), contents->bytes_end()};
-  }
-  throw std::runtime_error("no .text in " + file.string());
-}
+std::vector<uint8_t> text_of(const std::filesystem::path& file) { return asmevo::testing::read_text_section(file).bytes; }
 
 std::string kernel_source(const std::string& body, const std::string& mcpu, const KernelSpec& spec) {
   std::string s;

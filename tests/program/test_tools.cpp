@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "tests/support/corpus_files.h"
+#include "tests/support/object_text.h"
 
 namespace asmevo::program::test {
 
@@ -42,27 +43,8 @@ std::filesystem::path assemble(const std::string& source, const std::string& mcp
 }
 
 Section read_text(const std::filesystem::path& file) {
-  auto buf = llvm::MemoryBuffer::getFile(file.string());
-  if (!buf) throw std::runtime_error("cannot read " + file.string());
-  auto obj = llvm::object::ObjectFile::createObjectFile((*buf)->getMemBufferRef());
-  if (!obj) {
-    llvm::consumeError(obj.takeError());
-    throw std::runtime_error("not an object file: " + file.string());
-  }
-  for (const auto& sec : (*obj)->sections()) {
-    auto name = sec.getName();
-    if (!name || *name != ".text") {
-      if (!name) llvm::consumeError(name.takeError());
-      continue;
-    }
-    auto contents = sec.getContents();
-    if (!contents) {
-      llvm::consumeError(contents.takeError());
-      break;
-    }
-    return Section{sec.getAddress(), std::vector<uint8_t>(contents->begin(), contents->end())};
-  }
-  throw std::runtime_error("no .text in " + file.string());
+  auto t = asmevo::testing::read_text_section(file);
+  return Section{t.address, std::move(t.bytes)};
 }
 
 std::vector<ObjdumpInst> objdump(const std::filesystem::path& file, const std::string& mcpu) {
