@@ -11,6 +11,7 @@
 #include "cli/check.h"
 #include "cli/patch.h"
 #include "cli/rebuild.h"
+#include "cli/spec.h"
 #include "support/error.h"
 
 int main(int argc, char** argv) {
@@ -42,6 +43,8 @@ int main(int argc, char** argv) {
   auto* cmd_abi_diff = asmevo::cli::add_abi_diff_command(app, abi_diff);
   asmevo::cli::CheckOptions check;
   auto* cmd_check = asmevo::cli::add_check_command(app, check);
+  asmevo::cli::SpecOptions spec;
+  auto* cmd_spec = asmevo::cli::add_spec_command(app, spec);
 
   asmevo::cli::RunOptions run;
   auto* cmd_run = app.add_subcommand("run", "Run one kernel launch on the gfx9 emulator (docs/emulator.md)");
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
     if (*cmd_patch) return asmevo::cli::run_patch(patch);
     if (*cmd_abi_diff) return asmevo::cli::run_abi_diff(abi_diff);
     if (*cmd_check) return asmevo::cli::run_check(check);
+    if (*cmd_spec) return asmevo::cli::run_spec(spec);
     if (*cmd_disasm) return asmevo::cli::run_disasm(disasm);
     if (*cmd_rebuild) return asmevo::cli::run_rebuild(rebuild);
     if (*cmd_roundtrip) return asmevo::cli::run_roundtrip(roundtrip);
