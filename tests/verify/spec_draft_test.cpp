@@ -311,6 +311,33 @@ TEST(SpecDraftTest, CompletedDraftParsesAsLaunchSpec) {
   EXPECT_EQ(spec.args[3].dtype, "i32");
 }
 
+// Left as drafted, each kind of FILL (grid, buffer type, count, value, dynamic LDS, pointer) is
+// rejected by the parser, even by v1 which has no dedicated placeholder check.
+TEST(SpecDraftTest, UncompletedDraftIsRejected) {
+  auto v1_keys_only = [](std::string text) {
+    YAML::Node y = YAML::Load(text);
+    y.remove("inputs");
+    y.remove("special");
+    for (auto a : y["args"])
+      for (const char* v2_key : {"output", "inout", "compare"}) a.remove(v2_key);
+    YAML::Emitter out;
+    out << y;
+    return std::string(out.c_str());
+  };
+  std::string complete = completed_vector_add_spec_v1();
+  const std::vector<std::pair<std::string, std::string>> placeholders{
+      {"grid: [17", "grid: [FILL"}, {"buffer: f32", "buffer: FILL"}, {"count: 4321", "count: FILL"},
+      {"value: 4321", "value: FILL"}, {"dynamic_lds: 0", "dynamic_lds: FILL"}};
+  for (const auto& [filled, placeholder] : placeholders) {
+    std::string text = complete;
+    ASSERT_NE(text.find(filled), std::string::npos) << filled << "\n" << text;
+    text.replace(text.find(filled), filled.size(), placeholder);
+    EXPECT_THROW(emu::parse_launch_spec_text(text, "draft"), Error) << placeholder;
+  }
+  std::string triton = v1_keys_only(draft_file(triton_corpus("gfx942/vector_add_kernel.hsaco")).yaml);
+  EXPECT_THROW(emu::parse_launch_spec_text(triton, "draft"), Error);
+}
+
 // And it launches: `asmevo run` with the completed draft computes out = a + b.
 TEST(SpecDraftTest, CompletedDraftRunsOnTheEmulator) {
   fs::path dir = testing::scratch_dir("verify", "run");
