@@ -11,6 +11,7 @@
 #include "cli/check.h"
 #include "cli/patch.h"
 #include "cli/rebuild.h"
+#include "cli/spec.h"
 #include "cli/verify.h"
 #include "support/error.h"
 
@@ -54,6 +55,9 @@ int main(int argc, char** argv) {
   cmd_run->add_option("--threads", run.threads, "worker threads (0: all cores); results do not depend on it");
   cmd_run->add_flag("--json", run.json, "machine-readable summary (schema asmevo.run/1)");
 
+  asmevo::cli::SpecOptions spec;
+  auto* cmd_spec = asmevo::cli::add_spec_command(app, spec);
+
   asmevo::cli::VerifyCommandOptions verify;
   auto* cmd_verify = asmevo::cli::add_verify_command(app, verify);
 
@@ -80,6 +84,7 @@ int main(int argc, char** argv) {
     if (*cmd_rebuild) return asmevo::cli::run_rebuild(rebuild);
     if (*cmd_roundtrip) return asmevo::cli::run_roundtrip(roundtrip);
     if (*cmd_verify) return asmevo::cli::run_verify(verify);
+    if (*cmd_spec) return asmevo::cli::run_spec(spec);
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();
