@@ -388,11 +388,13 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
         // Padding run?
         if (symbols_at(in.address).empty() && !labels.count(in.address) && is_s_nop0(in)) {
           size_t j = i;
+          // The run may start where a function ends (its end label comes first), not inside one.
           while (j < cs->insts.size() && is_s_nop0(cs->insts[j]) && symbols_at(cs->insts[j].address).empty() &&
-                 !labels.count(cs->insts[j].address) && !ends.count(cs->insts[j].address))
+                 !labels.count(cs->insts[j].address) && (j == i || !ends.count(cs->insts[j].address)))
             ++j;
           uint64_t next = j < cs->insts.size() ? cs->insts[j].address : end;
           if (function_starts.count(next) && next % 256 == 0 && next - in.address < 256) {
+            close_symbols_at(in.address);
             lines.push_back({Line::Directive, "\t.p2align 8", in.address, {}});
             i = j;
             continue;
