@@ -393,7 +393,10 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
                  !labels.count(cs->insts[j].address) && (j == i || !ends.count(cs->insts[j].address)))
             ++j;
           uint64_t next = j < cs->insts.size() ? cs->insts[j].address : end;
-          if (function_starts.count(next) && next % 256 == 0 && next - in.address < 256) {
+          // Also padding: unreachable s_nop 0 after an unconditional branch up to a 256-byte boundary
+          // (the kernarg-preload prologue pads to entry + 256, where preloading firmware starts).
+          const bool after_jump = i > 0 && cs->insts[i - 1].no_fallthrough && cs->insts[i - 1].is_branch;
+          if ((function_starts.count(next) || (after_jump && labels.count(next))) && next % 256 == 0 && next - in.address < 256) {
             close_symbols_at(in.address);
             lines.push_back({Line::Directive, "\t.p2align 8", in.address, {}});
             i = j;
