@@ -44,6 +44,7 @@ struct ExecContext {
   uint64_t scratch_base = 0;       // device address of this workgroup's scratch (per lane, per wave)
   uint32_t scratch_per_lane = 0;
   Stats stats;
+  uint8_t* executed = nullptr;  // optional: executed[i] = 1 once instruction i ran (RunOptions::coverage)
 };
 
 // Stops the run: throws asmevo::Error naming kernel, workgroup, wave, PC, instruction text, and

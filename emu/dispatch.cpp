@@ -48,7 +48,7 @@ std::optional<int64_t> Launch::first_broken_guard(const BufferArg& b) const {
 }
 
 std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
-                                       const LaunchSpec& spec, unsigned scratch_slots) {
+                                       const LaunchSpec& spec, unsigned scratch_slots, bool straddle_4g) {
   auto L = std::make_unique<Launch>();
   L->co = &co;
   L->kernel = &kernel;
@@ -110,6 +110,7 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
     mem.map_at(kCodeBase + seg.vaddr, seg.mem_size, init, fmt::format("code object segment 0x{:x}", seg.vaddr), (seg.flags & 2) != 0);
   }
 
+  mem.straddle_4g_boundaries(straddle_4g);  // after the code object, which sits at its fixed address
   // Explicit arguments.
   std::vector<const codeobj::KernelArg*> explicit_args;
   for (const auto& a : L->md->args)

@@ -61,8 +61,10 @@ struct Launch {
 // Explicit argument values for a launch without a spec (tests): raw bytes per explicit argument.
 // Builds everything above from the launch spec. `scratch_slots`: workgroups that may run at once.
 // Throws asmevo::Error naming the spec line for mismatches with the kernel's metadata.
+// `straddle_4g`: place buffers, kernarg segment and scratch across 4 GiB boundaries
+// (DeviceMemory::straddle_4g_boundaries) instead of packed at low offsets.
 std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
-                                       const LaunchSpec& spec, unsigned scratch_slots);
+                                       const LaunchSpec& spec, unsigned scratch_slots, bool straddle_4g = false);
 
 // What the kernel descriptor says about every wave's initial state, decoded once per launch (the
 // KD's named fields are looked up by string, too slow to do for every wave).

@@ -44,6 +44,7 @@ void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions, uint64_t qu
       if (!v.empty())
         fail(ctx, w, in, "waitcnt violation: " + v, -1, 0, "insert the s_waitcnt the hardware needs before this instruction");
     }
+    if (ctx.executed) ctx.executed[w.pc] = 1;
     w.pc += 1;
     in.fn(ctx, w, in);
     ++ctx.stats.by_category[in.category];
@@ -115,6 +116,7 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
   std::exception_ptr error;  // an asmevo::Error (or StepLimitError) of the lowest failing workgroup
   std::optional<std::string> internal;
   Stats stats;
+  std::vector<uint8_t> coverage;
   WaveSetup setup = wave_setup(L);
   setup.preload_firmware = opt.preload_firmware;
   auto worker = [&](unsigned slot) {
@@ -122,6 +124,8 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
     ctx.program = &prog;
     ctx.mem = &L.mem;
     ctx.kernel = L.kernel->name;
+    std::vector<uint8_t> executed(opt.coverage ? prog.insts().size() : 0);
+    if (opt.coverage) ctx.executed = executed.data();
     std::vector<uint8_t> lds(L.lds_bytes);
     std::vector<Wave> waves;
     for (;;) {
@@ -142,6 +146,10 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
     }
     std::lock_guard<std::mutex> lock(mu);
     stats.add(ctx.stats);
+    if (opt.coverage) {
+      coverage.resize(executed.size());
+      for (size_t i = 0; i < executed.size(); ++i) coverage[i] |= executed[i];
+    }
   };
   if (threads <= 1) worker(0);
   else {
@@ -153,6 +161,7 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
   if (internal) throw Error("internal error in the emulator: " + *internal, L.kernel->name, {}, kExitInternal);
   RunResult r;
   r.stats = stats;
+  r.executed = std::move(coverage);
   r.threads = threads;
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -6,6 +6,7 @@
 // When a run fails, the error reported is the one of the lowest-numbered failing workgroup.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "emu/context.h"
 #include "emu/dispatch.h"
@@ -33,10 +34,12 @@ struct RunOptions {
   bool preload_firmware = true;
   // LDS contents when a workgroup starts (undefined on hardware): every byte set to this.
   uint8_t lds_fill = 0;
+  bool coverage = false;  // fill RunResult::executed
 };
 
 struct RunResult {
   Stats stats;
+  std::vector<uint8_t> executed;  // with RunOptions::coverage: 1 per Program instruction that ran
   double wall_seconds = 0;
   unsigned threads = 1;
 };

@@ -9,15 +9,23 @@ namespace asmevo::emu {
 
 DeviceMemory::DeviceMemory() : locks_(new std::mutex[kLocks]) {}
 
+uint64_t DeviceMemory::place(uint64_t size, uint64_t lead, uint64_t align) const {
+  uint64_t base = (next_ + lead + align - 1) / align * align;
+  if (!straddle_) return base;
+  constexpr uint64_t k4G = 1ull << 32;
+  uint64_t boundary = (base + size / 2 + k4G - 1) / k4G * k4G;
+  return std::max(base, (boundary - size / 2) / align * align);
+}
+
 uint64_t DeviceMemory::allocate(uint64_t size, const std::string& name, uint64_t align, bool writable) {
-  uint64_t base = (next_ + align - 1) / align * align;
+  uint64_t base = place(size, 0, align);
   map_at(base, size, {}, name, writable);
   next_ = base + std::max<uint64_t>(size, 1) + kGuard;
   return base;
 }
 
 uint64_t DeviceMemory::allocate_guarded(uint64_t size, uint64_t guard, const std::string& name, uint64_t align) {
-  uint64_t addr = (next_ + guard + align - 1) / align * align;
+  uint64_t addr = place(size, guard, align);
   map_at(addr - guard, size + 2 * guard, {}, name, true);
   next_ = addr + std::max<uint64_t>(size + guard, 1) + kGuard;
   return addr;

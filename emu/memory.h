@@ -39,6 +39,9 @@ class DeviceMemory {
   // (one region; the caller fills the guard zones with a canary); returns the buffer's address,
   // aligned to `align`.
   uint64_t allocate_guarded(uint64_t size, uint64_t guard, const std::string& name, uint64_t align);
+  // From now on place every allocation so that it straddles a 4 GiB boundary (its middle sits on
+  // one): 64-bit address arithmetic that drops a carry then reaches the wrong place.
+  void straddle_4g_boundaries(bool on) { straddle_ = on; }
   // Maps `size` bytes at exactly `base` (the loaded code object), first `init.size()` copied.
   void map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name, bool writable);
 
@@ -73,6 +76,8 @@ class DeviceMemory {
   std::vector<std::unique_ptr<Region>> regions_;  // sorted by base
   uint64_t next_ = 0x0000'7000'0000'0000ull;
   const Region* last_ = nullptr;  // set when the first region is created; a hint only
+  bool straddle_ = false;
+  uint64_t place(uint64_t size, uint64_t lead, uint64_t align) const;  // address for an allocation
   mutable std::unique_ptr<std::mutex[]> locks_;
 };
 

@@ -31,6 +31,7 @@ struct RunOutcome {
   std::vector<BufferResult> buffers;
   uint64_t instructions = 0, max_wave_instructions = 0;
   double seconds = 0;
+  std::vector<uint64_t> executed;  // code-object addresses of the instructions that ran (coverage)
 };
 
 // Conditions a run may vary that a correct kernel's results must not depend on (emulators only;
@@ -39,6 +40,7 @@ struct RunVariant {
   emu::WaveSchedule schedule = emu::WaveSchedule::InOrder;  // the order a workgroup's waves take turns
   bool preload_firmware = true;  // false: enter kernarg-preload kernels at their compatibility prologue
   uint8_t lds_fill = 0;          // LDS bytes at workgroup start (undefined on hardware)
+  bool straddle_4g = false;      // buffers and kernarg segment placed across 4 GiB boundaries
   std::string describe() const;  // "" for the default, else "reverse waves, without kernarg preload"
 };
 

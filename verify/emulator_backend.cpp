@@ -39,7 +39,7 @@ class EmulatorBackend : public Backend {
   RunOutcome run(const LoadedKernel& loaded, const emu::LaunchSpec& spec, uint64_t max_wave_instructions,
                  const RunVariant& variant) override {
     const auto& k = static_cast<const EmulatedKernel&>(loaded);
-    auto launch = emu::prepare_launch(*k.co, *k.kernel, spec, threads_);
+    auto launch = emu::prepare_launch(*k.co, *k.kernel, spec, threads_, variant.straddle_4g);
     RunOutcome out;
     for (const auto& b : launch->buffers) {
       BufferResult r;
@@ -58,11 +58,15 @@ class EmulatorBackend : public Backend {
     options.schedule = variant.schedule;
     options.preload_firmware = variant.preload_firmware;
     options.lds_fill = variant.lds_fill;
+    options.coverage = true;
     try {
       emu::RunResult rr = emu::run_launch(*launch, *k.program, options);
       out.instructions = rr.stats.total();
       out.max_wave_instructions = rr.stats.max_wave_instructions;
       out.seconds = rr.wall_seconds;
+      const auto& insts = k.program->insts();
+      for (size_t i = 0; i < rr.executed.size(); ++i)
+        if (rr.executed[i] && insts[i].raw) out.executed.push_back(insts[i].raw->address);
     } catch (const emu::StepLimitError& e) {
       out.status = RunOutcome::StepLimit;
       out.message = e.format();
@@ -91,6 +95,7 @@ std::string RunVariant::describe() const {
   if (schedule != emu::WaveSchedule::InOrder) d = std::string(emu::schedule_name(schedule)) + " waves";
   if (!preload_firmware) d += std::string(d.empty() ? "" : ", ") + "without kernarg preload";
   if (lds_fill) d += std::string(d.empty() ? "" : ", ") + fmt::format("LDS filled with 0x{:02x}", lds_fill);
+  if (straddle_4g) d += std::string(d.empty() ? "" : ", ") + "buffers across 4 GiB boundaries";
   return d;
 }
 

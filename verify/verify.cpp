@@ -79,14 +79,19 @@ Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std:
   // Are K0's results independent of the wave schedule and of the firmware's kernarg preloading?
   // (They are for race-free kernels without float atomics inside a workgroup.) Checked on the
   // first run.
-  std::vector<RunVariant> probes{{emu::WaveSchedule::Reverse, true, 0}, {emu::WaveSchedule::Interleaved, true, 0},
-                                 {emu::WaveSchedule::InOrder, false, 0}, {emu::WaveSchedule::InOrder, true, kLdsFill}};
+  std::vector<RunVariant> probes{{emu::WaveSchedule::Reverse, true, 0, false}, {emu::WaveSchedule::Interleaved, true, 0, false},
+                                 {emu::WaveSchedule::InOrder, false, 0, false}, {emu::WaveSchedule::InOrder, true, kLdsFill, false},
+                                 {emu::WaveSchedule::InOrder, true, 0, true}};
   for (const RunVariant& v : probes) {
     RunOutcome other = backend_.run(*loaded_, runs_[0], 1ull << 32, v);
+    executed_.insert(other.executed.begin(), other.executed.end());
     bool same = other.status == RunOutcome::Completed;
     for (size_t b = 0; same && b < other.buffers.size(); ++b) same = other.buffers[b].after == outcomes_[0].buffers[b].after;
     if (same) continue;
-    if (v.lds_fill) {
+    if (v.straddle_4g) {
+      address_sensitive_ = true;
+      notes_.push_back("the original kernel's results change when its buffers straddle 4 GiB boundaries: candidates run with packed buffers only");
+    } else if (v.lds_fill) {
       lds_sensitive_ = true;
       notes_.push_back("the original kernel's results depend on LDS contents it never wrote: candidates run with zeroed LDS only");
     } else if (v.preload_firmware) {
@@ -138,6 +143,8 @@ void Reference::add_run(const emu::LaunchSpec& run) {
     if (b.direction == emu::ArgSpec::Output && b.before == b.after && !b.after.empty())
       notes_.push_back(fmt::format("{}: the original kernel leaves output {} untouched (still poison)", run.label, b.label));
   }
+  executed_.insert(out.executed.begin(), out.executed.end());
+  out.executed.clear();  // kept once, in executed_
   runs_.push_back(run);
   outcomes_.push_back(std::move(out));
 }
@@ -202,6 +209,7 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     if (options.vary_schedule && !ref.schedule_sensitive()) variant.schedule = kSchedules[i % 3];
     if (options.vary_schedule && !ref.preload_sensitive()) variant.preload_firmware = i % 2 == 0;
     if (options.vary_schedule && !ref.lds_sensitive() && (i / 2) % 2 == 1) variant.lds_fill = kLdsFill;
+    if (options.vary_schedule && !ref.address_sensitive() && i % 4 == 1) variant.straddle_4g = true;
     const std::string how = variant.describe();
     const std::string label = how.empty() ? run.label : run.label + " (" + how + ")";
     RunOutcome k1_out;

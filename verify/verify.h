@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,9 @@ struct VerifyOptions {
   // Candidate runs take turns between the wave schedules (in order, reverse, interleaved) so a
   // missing barrier or LDS wait changes results, and every other run enters kernarg-preload
   // kernels at their compatibility prologue (firmware without preloading), and runs 2-3 of each 4
-  // start workgroups with LDS filled with 0xA5 instead of zeros; each off when the reference's
-  // own results depend on it.
+  // start workgroups with LDS filled with 0xA5 instead of zeros, and run 1 of every 4 places the
+  // buffers across 4 GiB boundaries (a dropped carry in 64-bit address arithmetic then shows);
+  // each off when the reference's own results depend on it.
   bool vary_schedule = true;
   // K1's per-wave step limit: factor x K0's longest wave in that run + slack.
   uint64_t step_limit_factor = 4, step_limit_slack = 100000;
@@ -97,6 +99,11 @@ class Reference {
   bool preload_sensitive() const { return preload_sensitive_; }
   // K0's outputs depend on what LDS holds before the kernel writes it (reads uninitialised LDS).
   bool lds_sensitive() const { return lds_sensitive_; }
+  // K0's outputs change with where its buffers are (they should not).
+  bool address_sensitive() const { return address_sensitive_; }
+  // Addresses of K0's instructions that ran in any of its runs (including the variant probes):
+  // what the spec exercises. An edit elsewhere cannot change any run's result.
+  const std::set<uint64_t>& executed() const { return executed_; }
   Backend& backend() const { return backend_; }
   double seconds() const { return seconds_; }
   // Adds the runs of another spec for the same kernel (a saved counterexample); same checks.
@@ -112,7 +119,8 @@ class Reference {
   std::vector<RunOutcome> outcomes_;
   std::vector<check::Violation> k0_violations_;
   std::vector<std::string> notes_;
-  bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false;
+  bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false, address_sensitive_ = false;
+  std::set<uint64_t> executed_;
   double seconds_ = 0;
 };
 

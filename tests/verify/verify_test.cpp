@@ -379,3 +379,42 @@ TEST(VerifyTest, DroppedLdsInitialisationIsFound) {
   ASSERT_EQ(r.verdict, Verdict::Different) << r.to_text();
   EXPECT_NE(r.mismatches.at(0).run_label.find("LDS filled with 0xa5"), std::string::npos) << r.to_text();
 }
+
+TEST(VerifyTest, ReferenceRecordsWhichInstructionsTheSpecExercises) {
+  Fixture f;
+  auto p = program::Program::recover(f.k0);
+  const program::Function* fn = p.function("vector_add");
+  size_t ran = 0, total = 0;
+  for (size_t i = fn->begin; i < fn->end; ++i) {
+    const auto& l = p.text_line(i);
+    if (!l.inst) continue;
+    ++total;
+    bool executed = f.ref->executed().count(l.address) > 0;
+    ran += executed;
+    if (l.text.rfind("global_store_dword", 0) == 0 || l.text == "s_endpgm") EXPECT_TRUE(executed) << l.text;
+  }
+  EXPECT_EQ(ran, total) << "every instruction of vector_add runs under a launch with a partial last workgroup";
+  EXPECT_FALSE(f.ref->executed().count(0));
+}
+
+TEST(VerifyTest, DroppedAddressCarryIsFound) {
+  // out + 4 * i computed with a 32-bit add of the low halves (the carry into the high half is
+  // dropped) is right while no buffer crosses a 4 GiB boundary, as in the default packed layout;
+  // one candidate run in four places every buffer across such a boundary.
+  Fixture f;
+  auto p = program::Program::recover(f.k0);
+  const program::Function* fn = p.function("vector_add");
+  mutants::Mutant m;
+  for (size_t i = fn->begin; i < fn->end && m.edits.empty(); ++i)
+    if (p.text_line(i).inst && p.text_line(i).text == "v_lshl_add_u64 v[0:1], s[2:3], 0, v[0:1]") {
+      m.edits.push_back({i, "v_add_u32_e32 v0, s2, v0", false, p.text_line(i).text});
+      m.edits.push_back({i + 1, "v_mov_b32_e32 v1, s3", true, {}});
+    }
+  ASSERT_EQ(m.edits.size(), 2u);
+  auto k1 = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "no_carry.co");
+  auto r = f.check(k1);
+  ASSERT_NE(r.verdict, Verdict::Equivalent) << r.to_text();
+  const std::string& where = r.verdict == Verdict::Fault ? r.fault_run : r.mismatches.at(0).run_label;
+  EXPECT_NE(where.find("4 GiB"), std::string::npos) << r.to_text();
+  EXPECT_FALSE(f.ref->address_sensitive());
+}
