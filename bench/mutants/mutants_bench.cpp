@@ -27,12 +27,18 @@ namespace {
 struct Row {
   size_t mutants = 0, unbuildable = 0, different = 0, unsafe = 0, fault = 0, error = 0, survived = 0;
   size_t survived_unexecuted = 0;  // survivors whose edited instructions never ran under the spec
+  size_t survived_equivalent = 0;  // survivors a static argument shows equivalent (mutation.h)
   size_t killed() const { return different + unsafe + fault; }
   // Kill rate among mutants the spec reaches: survivors whose edit never runs are left out (no
   // input of this spec can tell them apart from the original).
   double reached_score() const {
     size_t reached = mutants - survived_unexecuted;
     return reached ? 100.0 * killed() / reached : 0.0;
+  }
+  // Among reached mutants not shown equivalent: the share the verifier killed.
+  double open_score() const {
+    size_t open = mutants - survived_unexecuted - survived_equivalent;
+    return open ? 100.0 * killed() / open : 0.0;
   }
 };
 
@@ -132,6 +138,11 @@ int main(int argc, char** argv) try {
             executed |= ref.executed().count(prog.text_line(e.line).address) > 0;
           entry["edit_executed"] = executed;
           if (r.verdict == verify::Verdict::Equivalent && !executed) ++row.survived_unexecuted;
+          if (r.verdict == verify::Verdict::Equivalent && executed) {
+            std::string why = mutants::known_equivalent(prog, k.kernel, m);
+            entry["known_equivalent"] = why;
+            if (!why.empty()) ++row.survived_equivalent;
+          }
           if (!rewrite && r.verdict == verify::Verdict::Equivalent) {
             if (!strong) strong = std::make_unique<verify::Reference>(*backend, co, std::vector<emu::LaunchSpec>{strong_spec}, fast);
             verify::VerifyReport s = verify::verify_candidate(*strong, k1, fast);
@@ -152,36 +163,42 @@ int main(int argc, char** argv) try {
 
   auto print_table = [](const std::string& title, const std::vector<std::string>& ops, const std::map<std::string, Row>& rs) {
     std::cout << title << "\n";
-    std::cout << fmt::format("{:22s} {:>8s} {:>8s} {:>9s} {:>7s} {:>6s} {:>6s} {:>7s} {:>9s} {:>9s} {:>9s} {:>12s}\n", "operator", "mutants",
-                             "killed", "DIFFERENT", "UNSAFE", "FAULT", "ERROR", "EQUIV", "unreached", "score", "reached", "unbuildable");
+    std::cout << fmt::format("{:20s} {:>7s} {:>6s} {:>9s} {:>6s} {:>5s} {:>5s} {:>5s} {:>9s} {:>6s} {:>7s} {:>8s} {:>8s} {:>11s}\n", "operator",
+                             "mutants", "killed", "DIFFERENT", "UNSAFE", "FAULT", "ERROR", "EQUIV", "unreached", "proven",
+                             "score", "reached", "unproven", "unbuildable");
     Row total;
     for (const auto& op : ops) {
       Row r = rs.count(op) ? rs.at(op) : Row{};
       total.mutants += r.mutants, total.unbuildable += r.unbuildable, total.different += r.different, total.unsafe += r.unsafe,
           total.fault += r.fault, total.error += r.error, total.survived += r.survived,
-          total.survived_unexecuted += r.survived_unexecuted;
-      std::cout << fmt::format("{:22s} {:8d} {:8d} {:9d} {:7d} {:6d} {:6d} {:7d} {:9d} {:8.1f}% {:8.1f}% {:12d}\n", op, r.mutants,
-                               r.killed(), r.different, r.unsafe, r.fault, r.error, r.survived, r.survived_unexecuted,
-                               r.mutants ? 100.0 * r.killed() / r.mutants : 0.0, r.reached_score(), r.unbuildable);
+          total.survived_unexecuted += r.survived_unexecuted, total.survived_equivalent += r.survived_equivalent;
+      std::cout << fmt::format("{:20s} {:7d} {:6d} {:9d} {:6d} {:5d} {:5d} {:5d} {:9d} {:6d} {:6.1f}% {:7.1f}% {:7.1f}% {:11d}\n", op,
+                               r.mutants, r.killed(), r.different, r.unsafe, r.fault, r.error, r.survived, r.survived_unexecuted,
+                               r.survived_equivalent, r.mutants ? 100.0 * r.killed() / r.mutants : 0.0, r.reached_score(),
+                               r.open_score(), r.unbuildable);
     }
-    std::cout << fmt::format("{:22s} {:8d} {:8d} {:9d} {:7d} {:6d} {:6d} {:7d} {:9d} {:8.1f}% {:8.1f}% {:12d}\n", "total", total.mutants,
-                             total.killed(), total.different, total.unsafe, total.fault, total.error, total.survived,
-                             total.survived_unexecuted, total.mutants ? 100.0 * total.killed() / total.mutants : 0.0,
-                             total.reached_score(), total.unbuildable);
+    std::cout << fmt::format("{:20s} {:7d} {:6d} {:9d} {:6d} {:5d} {:5d} {:5d} {:9d} {:6d} {:6.1f}% {:7.1f}% {:7.1f}% {:11d}\n", "total",
+                             total.mutants, total.killed(), total.different, total.unsafe, total.fault, total.error, total.survived,
+                             total.survived_unexecuted, total.survived_equivalent,
+                             total.mutants ? 100.0 * total.killed() / total.mutants : 0.0, total.reached_score(),
+                             total.open_score(), total.unbuildable);
     return total;
   };
   std::cout << fmt::format("bench/mutants on {} ({} kernels, emulated verification, {:.1f} s)\n\n", args.arch, kernels.size(), seconds);
   Row mt = print_table(
       "Mutants (killed = DIFFERENT + UNSAFE + FAULT; score = killed / mutants; unreached = survivors whose edited\n"
-      "instructions never ran in the original's runs under the spec; reached = killed / (mutants - unreached))",
+      "instructions never ran in the original's runs under the spec; proven = reached survivors a static argument shows\n"
+      "equivalent (dead result, exec restore before s_endpgm, trailing barrier); reached = killed / (mutants - unreached);\n"
+      "unproven = killed / (mutants - unreached - proven))",
       mutants::mutation_operators(), rows);
   std::cout << "\n";
   Row rt = print_table("Semantics-preserving rewrites (every one must be EQUIVALENT)", mutants::rewrite_operators(), rewrite_rows);
   std::cout << fmt::format("\nfalse rejections: {} of {}\n", rt.mutants - rt.survived, rt.mutants);
   std::cout << fmt::format("\nSurvivors ({}), with the verdict under 16 random + 2 special input sets:\n", survivors.size());
   for (const auto& s : survivors)
-    std::cout << fmt::format("--- {} {} at {} ({}): strong verify {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
+    std::cout << fmt::format("--- {} {} at {} ({}{}): strong verify {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
                              s["address"].get<std::string>(), s["edit_executed"].get<bool>() ? "executed" : "never executed",
+                             s.value("known_equivalent", std::string()).empty() ? "" : "; " + s["known_equivalent"].get<std::string>(),
                              s["strong_verdict"].get<std::string>(), s["diff"].get<std::string>());
   for (const auto& s : rejections)
     std::cout << fmt::format("--- REJECTED REWRITE {} {} at {}: {} {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
@@ -193,7 +210,8 @@ int main(int argc, char** argv) try {
     for (const auto& [op, r] : rows)
       j["operators"][op] = {{"mutants", r.mutants}, {"killed", r.killed()}, {"different", r.different}, {"unsafe", r.unsafe},
                             {"fault", r.fault}, {"error", r.error}, {"survived", r.survived},
-                            {"survived_unexecuted", r.survived_unexecuted}, {"unbuildable", r.unbuildable}};
+                            {"survived_unexecuted", r.survived_unexecuted}, {"survived_known_equivalent", r.survived_equivalent},
+                            {"unbuildable", r.unbuildable}};
     for (const auto& [op, r] : rewrite_rows)
       j["rewrites"][op] = {{"total", r.mutants}, {"equivalent", r.survived}, {"unbuildable", r.unbuildable}};
     write_file_atomic(args.json, j.dump(2) + "\n");

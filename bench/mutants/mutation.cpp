@@ -6,6 +6,8 @@
 #include <set>
 
 #include "build/rebuild.h"
+#include "check/code.h"
+#include "check/waitcnt.h"
 #include "support/error.h"
 
 namespace asmevo::mutants {
@@ -393,6 +395,65 @@ std::vector<Mutant> generate_rewrites(const program::Program& p, const std::stri
     rw_swap_independent(c, i);
   }
   return c.out;
+}
+
+std::string known_equivalent(const program::Program& p, const std::string& kernel, const Mutant& m) {
+  const program::Function* f = p.function(kernel);
+  if (!f || m.edits.empty()) return "";
+  const size_t line = m.edits.front().line;
+  const Line& l = p.text_line(line);
+  if (!l.inst) return "";
+  if (m.op == "imm" || m.op == "sibling" || m.op == "swap-operands") {
+    // Live-out of the line: live-in of the next instruction in its block, or of its successors.
+    auto live = p.live_in(*f);
+    program::RegSet out;
+    for (const auto& b : f->blocks) {
+      if (line < b.first || line > b.last) continue;
+      size_t next = line + 1;
+      while (next <= b.last && !p.text_line(next).inst) ++next;
+      if (next <= b.last) out = live[next - f->begin];
+      else
+        for (size_t s : b.succs) out.bits |= live[f->blocks[s].first - f->begin].bits;
+    }
+    for (const auto& d : l.inst->defs)
+      if (d.file != RegFile::Other && out.contains(d)) return "";
+    return "dead result";
+  }
+  if (m.op == "delete-exec-restore") {
+    for (size_t i = line + 1; i < f->end; ++i) {
+      const Line& n = p.text_line(i);
+      if (n.kind == Line::Label) continue;
+      if (!n.inst) continue;
+      if (n.inst->mnemonic == "s_endpgm") return "restore at the end";
+      if (!starts_with(n.inst->mnemonic, "s_") || n.inst->is_branch || n.inst->may_load || n.inst->may_store) return "";
+    }
+    return "";
+  }
+  if (m.op == "delete-waitcnt") {
+    // The waitcnt dataflow (check/waitcnt.h) proves some waits complete nothing on any path.
+    check::WaitcntOptions opts;
+    opts.arch = p.original().target().arch;
+    for (const auto& fn : check::functions_of(p.original()))
+      if (fn.name == kernel) {
+        auto noops = check::noop_waits(fn, opts);
+        if (std::binary_search(noops.begin(), noops.end(), l.address)) return "no-op wait";
+      }
+    return "";
+  }
+  if (m.op == "delete-barrier") {
+    for (size_t i = line + 1; i < f->end; ++i) {
+      const Line& n = p.text_line(i);
+      if (!n.inst) continue;
+      if (starts_with(n.inst->mnemonic, "ds_") || n.inst->is_call) return "";
+      if (n.inst->branch_target) {
+        // A branch back over the barrier makes earlier LDS accesses follow it.
+        for (size_t k = f->begin; k <= line; ++k)
+          if (p.text_line(k).kind == Line::Label && p.text_line(k).address == static_cast<uint64_t>(*n.inst->branch_target)) return "";
+      }
+    }
+    return "trailing barrier";
+  }
+  return "";
 }
 
 std::vector<uint8_t> build_mutant(const program::Program& base, const Mutant& m) {

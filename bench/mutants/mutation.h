@@ -45,6 +45,14 @@ std::vector<Mutant> generate_rewrites(const program::Program& p, const std::stri
 const std::vector<std::string>& mutation_operators();
 const std::vector<std::string>& rewrite_operators();
 
+// Why a mutant cannot change any output, when a simple static argument shows it (else ""):
+//   "dead result"        imm / sibling / swap-operands of an instruction none of whose results is
+//                        live afterwards (register liveness over the CFG, whole registers)
+//   "restore at the end" an exec restore followed only by scalar instructions up to s_endpgm
+//   "trailing barrier"   an s_barrier with no LDS access after it and no branch back over it
+//   "no-op wait"         an s_waitcnt the waitcnt dataflow proves completes nothing on any path
+std::string known_equivalent(const program::Program& p, const std::string& kernel, const Mutant& m);
+
 // Applies one mutant to a copy of the program (resources recomputed) and rebuilds it into code
 // object bytes. Throws asmevo::Error when it does not assemble or exceeds the arch's limits.
 std::vector<uint8_t> build_mutant(const program::Program& p, const Mutant& m);
