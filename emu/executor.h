@@ -16,6 +16,7 @@ namespace asmevo::emu {
 struct RunOptions {
   unsigned threads = 1;                        // 0: hardware concurrency
   uint64_t max_wave_instructions = 1ull << 32; // a wave running longer stops the run (endless loop)
+  ExecObserver* observer = nullptr;            // sees every instruction and memory access (emu/context.h)
 };
 
 struct RunResult {
