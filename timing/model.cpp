@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <optional>
 #include <queue>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "check/isa.h"
@@ -159,7 +160,8 @@ StaticInst classify(const emu::ExecInst& in, codeobj::Arch arch, unsigned accum_
 
 // ---- Hardware state ----------------------------------------------------------------------------
 
-// LRU set-associative cache of line addresses.
+// LRU set-associative cache of line addresses. Each line remembers when its data arrives, so a
+// request to a line still being filled waits for that fill instead of paying a second miss.
 class Cache {
  public:
   Cache() = default;
@@ -167,23 +169,29 @@ class Cache {
     sets_ = std::max(1u, bytes / line / ways);
     tags_.assign(static_cast<size_t>(sets_) * ways_, ~0ull);
     stamp_.assign(tags_.size(), 0);
+    ready_.assign(tags_.size(), 0);
   }
-  // True on a hit; a miss allocates when `allocate`.
-  bool access(uint64_t line, bool allocate) {
+  // The time the line's data is (or will be) present, on a hit; nullopt on a miss.
+  std::optional<uint64_t> lookup(uint64_t line) {
+    const size_t base = static_cast<size_t>(line % sets_) * ways_;
+    for (size_t i = base; i < base + ways_; ++i)
+      if (tags_[i] == line) return stamp_[i] = ++clock_, ready_[i];
+    return std::nullopt;
+  }
+  // Allocates the line (evicting the least recently used one), its data present from `ready`.
+  void fill(uint64_t line, uint64_t ready) {
     const size_t base = static_cast<size_t>(line % sets_) * ways_;
     size_t victim = base;
     for (size_t i = base; i < base + ways_; ++i) {
-      if (tags_[i] == line) return stamp_[i] = ++clock_, true;
+      if (tags_[i] == line) { victim = i; break; }
       if (stamp_[i] < stamp_[victim]) victim = i;
     }
-    if (allocate) tags_[victim] = line, stamp_[victim] = ++clock_;
-    return false;
+    tags_[victim] = line, stamp_[victim] = ++clock_, ready_[victim] = ready;
   }
 
  private:
   unsigned sets_ = 1, ways_ = 1;
-  std::vector<uint64_t> tags_;
-  std::vector<uint64_t> stamp_;
+  std::vector<uint64_t> tags_, stamp_, ready_;
   uint64_t clock_ = 0;
 };
 
@@ -297,6 +305,13 @@ class Simulator {
     for (uint64_t g = 0; g < initial; ++g) start_group(g, cu_of_slot(g % hw_.cus), 0);
     next_group_ = initial;
     loop();
+    for (const auto& w : waves_)
+      if (!w.done)
+        throw Error(fmt::format("internal error in the timing model: a wave of workgroup {} stopped at trace entry {} of {}{}",
+                                w.group, w.pos, w.trace->entries.size(), w.at_barrier ? " (at a barrier)" : ""),
+                    prog_.kernel(), {}, kExitInternal);
+    if (next_group_ < groups_.size())
+      throw Error("internal error in the timing model: workgroups were never dispatched", prog_.kernel(), {}, kExitInternal);
     // Finish: the last wave, the last memory operation and the last byte written back.
     uint64_t end = 0;
     for (const auto& g : groups_) end = std::max(end, g.end);
@@ -532,7 +547,6 @@ class Simulator {
         uint64_t done = t + hw_.lat_scache;
         Cache& sc = scache_[w.cu / 2];
         const unsigned xcd = xcd_of(w.cu);
-        bool miss = false;
         uint64_t prev = ~0ull;
         for (uint32_t i = 0; i < te.sector_count; ++i) {
           uint64_t sec = w.trace->sectors[te.sector_first + i];
@@ -540,14 +554,21 @@ class Simulator {
           uint64_t line = (sec << kSectorShift) >> sc_shift_;
           if (line == prev) continue;
           prev = line;
-          if (!sc.access(line, true)) {
-            miss = true;
-            res_.l2_bytes += hw_.scache_line;
-            done = std::max<uint64_t>(done, static_cast<uint64_t>(l2_bw_[xcd].serve(t, hw_.scache_line)) + hw_.lat_smem_miss);
-            if (!l2_[xcd].access((sec << kSectorShift) >> l2_shift_, true)) done = std::max(done, fetch_below_l2(t, sec, hw_.l2_line));
+          if (auto r = sc.lookup(line)) {
+            done = std::max(done, *r);
+            continue;
           }
+          res_.l2_bytes += hw_.scache_line;
+          uint64_t ready = static_cast<uint64_t>(l2_bw_[xcd].serve(t, hw_.scache_line)) + hw_.lat_smem_miss;
+          const uint64_t l2_line = (sec << kSectorShift) >> l2_shift_;
+          if (auto r = l2_[xcd].lookup(l2_line)) ready = std::max(ready, *r);
+          else {
+            ready = std::max(ready, fetch_below_l2(t, sec, hw_.l2_line));
+            l2_[xcd].fill(l2_line, ready);
+          }
+          sc.fill(line, ready);
+          done = std::max(done, ready);
         }
-        (void)miss;
         w.lgkm.emplace_back(done, false);
         last_memory_ = std::max(last_memory_, done);
         write_defs(0, false);
@@ -633,14 +654,20 @@ class Simulator {
     const uint64_t line_secs = line_bytes >> kSectorShift;
     const uint64_t first = sec / line_secs * line_secs;
     bool all_in_mall = hw_.has_mall;
-    for (uint64_t s = first; s < first + line_secs; ++s) all_in_mall &= mall_lines_.count(s) > 0;
+    uint64_t pending = 0;  // sectors still being filled into the MALL
+    for (uint64_t s = first; s < first + line_secs && all_in_mall; ++s) {
+      auto it = mall_ready_.find(s);
+      if (it == mall_ready_.end()) all_in_mall = false;
+      else pending = std::max(pending, it->second);
+    }
     if (all_in_mall) {
       res_.mall_bytes += line_bytes;
-      return static_cast<uint64_t>(mall_.serve(t, line_bytes)) + hw_.lat_mall;
+      return std::max(pending, static_cast<uint64_t>(mall_.serve(t, line_bytes)) + hw_.lat_mall);
     }
-    for (uint64_t s = first; s < first + line_secs; ++s) mall_lines_.insert(s);
     res_.hbm_bytes += line_bytes;
-    return static_cast<uint64_t>(hbm_.serve(t, line_bytes)) + hw_.lat_hbm;
+    const uint64_t ready = static_cast<uint64_t>(hbm_.serve(t, line_bytes)) + hw_.lat_hbm;
+    for (uint64_t s = first; s < first + line_secs; ++s) mall_ready_.emplace(s, ready);
+    return ready;
   }
 
   // One vector-memory instruction: address processing, then the cache hierarchy; returns completion.
@@ -666,30 +693,46 @@ class Simulator {
     const double l1_done = C.l1_data.serve(ta_done, l1_bytes);
     done = std::max(done, static_cast<uint64_t>(l1_done) + hw_.lat_l1);
     const bool to_l2 = si.store || si.atomic;  // L1 is write-through (S11); atomics execute at the L2
-    uint64_t prev_l2 = ~0ull;
+    const double start = ta_done;
+    uint64_t prev_l2 = ~0ull, prev_ready = 0;
     for (uint64_t line : lines_) {
       const uint64_t addr = line << l1_shift_;
-      if (!to_l2 && C.l1.access(line, true)) continue;
-      if (to_l2) C.l1.access(line, false);
-      const uint64_t l2_line = addr >> l2_shift_;
-      if (l2_line == prev_l2) continue;
-      prev_l2 = l2_line;
-      res_.l2_bytes += hw_.l2_line;
-      const uint64_t l2_done = static_cast<uint64_t>(l2_bw_[xcd].serve(ta_done, hw_.l2_line));
-      uint64_t lat = hw_.lat_l2 + (si.atomic ? hw_.lat_atomic_extra : 0);
-      done = std::max(done, l2_done + lat);
-      const bool hit = l2_[xcd].access(l2_line, !si.store);  // partial writes do not fill the line
       if (si.store) {
-        // Written lines reach HBM eventually (L2 write-back): charged once per 64-byte sector, when first written.
+        // Written bytes reach HBM eventually (L2 write-back): charged once per 64-byte sector, when first written.
         for (uint64_t s = addr >> kSectorShift; s < (addr + hw_.l1_line) >> kSectorShift; ++s)
           if (written_.insert(s).second) {
-            mall_lines_.insert(s);
+            mall_ready_[s] = t;
             res_.hbm_bytes += 1u << kSectorShift;
             hbm_.serve(static_cast<double>(t), 1u << kSectorShift);
           }
-        continue;
       }
-      if (!hit) done = std::max(done, fetch_below_l2(static_cast<uint64_t>(ta_done), addr >> kSectorShift, hw_.l2_line) + (si.atomic ? hw_.lat_atomic_extra : 0));
+      if (!to_l2) {
+        if (auto r = C.l1.lookup(line)) {
+          done = std::max(done, *r);
+          continue;
+        }
+      }
+      const uint64_t l2_line = addr >> l2_shift_;
+      uint64_t ready;
+      if (l2_line == prev_l2) {
+        ready = prev_ready;  // the same L2 request brought this L1 line
+      } else {
+        prev_l2 = l2_line;
+        res_.l2_bytes += hw_.l2_line;
+        ready = static_cast<uint64_t>(l2_bw_[xcd].serve(start, hw_.l2_line)) + hw_.lat_l2 +
+                (si.atomic ? hw_.lat_atomic_extra : 0);
+        if (!si.store) {
+          if (auto r = l2_[xcd].lookup(l2_line)) ready = std::max(ready, *r);
+          else {
+            ready = std::max(ready, fetch_below_l2(static_cast<uint64_t>(start), addr >> kSectorShift, hw_.l2_line) +
+                                        (si.atomic ? hw_.lat_atomic_extra : 0));
+            l2_[xcd].fill(l2_line, ready);
+          }
+        }
+        prev_ready = ready;
+      }
+      if (!to_l2) C.l1.fill(line, ready);
+      done = std::max(done, ready);
     }
     return done;
   }
@@ -705,7 +748,8 @@ class Simulator {
   std::vector<Server> l2_bw_;
   Server mall_, hbm_;
   std::vector<uint64_t> dispatch_free_;
-  std::unordered_set<uint64_t> mall_lines_, written_, unique_sectors_;
+  std::unordered_map<uint64_t, uint64_t> mall_ready_;  // 64-byte sector -> time its data is in the MALL
+  std::unordered_set<uint64_t> written_, unique_sectors_;
   std::vector<Group> groups_;
   std::vector<WaveState> waves_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> heap_;

@@ -1,0 +1,76 @@
+// Physics: for every corpus kernel (HIP and Triton) the modeled time is at least the roofline bound
+// (bytes every kernel must move / HBM bandwidth, and each unit's work / its peak rate), and the model
+// can time every instruction the corpus uses.
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <map>
+
+#include "codeobj/code_object.h"
+#include "emu/launch_spec.h"
+#include "support/file_io.h"
+#include "tests/emu/emu_test_util.h"
+#include "timing/backend.h"
+
+namespace fs = std::filesystem;
+
+namespace asmevo::timing {
+namespace {
+
+struct CorpusCase {
+  std::string object, spec;
+};
+
+// (code object, launch spec) of every corpus kernel built for `arch`.
+std::vector<CorpusCase> corpus_cases(const std::string& arch) {
+  std::vector<CorpusCase> out;
+  std::map<std::string, std::string> object_of;  // kernel -> HIP corpus object
+  for (const auto& e : fs::directory_iterator(emu::test::corpus_hip_dir() + "/" + arch)) {
+    if (e.path().extension() != ".co") continue;
+    auto co = codeobj::CodeObject::parse(read_file_bytes(e.path().string()), e.path().string());
+    for (const auto& k : co.kernels())
+      if (!object_of.count(k.name) || e.path().string() < object_of[k.name]) object_of[k.name] = e.path().string();
+  }
+  const std::string src = emu::test::source_dir();
+  std::vector<fs::path> specs;
+  for (const auto& e : fs::directory_iterator(src + "/corpus/hip/launch")) specs.push_back(e.path());
+  std::sort(specs.begin(), specs.end());
+  for (const auto& p : specs) {
+    auto spec = emu::load_launch_spec(p.string());
+    if (object_of.count(spec.kernel)) out.push_back({object_of[spec.kernel], p.string()});
+  }
+  std::vector<fs::path> tspecs;
+  for (const auto& e : fs::directory_iterator(src + "/corpus/triton/launch")) tspecs.push_back(e.path());
+  std::sort(tspecs.begin(), tspecs.end());
+  for (const auto& p : tspecs) {
+    fs::path obj = fs::path(src) / "corpus/triton" / arch / (p.stem().string() + ".hsaco");
+    if (fs::exists(obj)) out.push_back({obj.string(), p.string()});
+  }
+  return out;
+}
+
+class Physics : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Physics, ModeledTimeIsAtLeastTheRooflineForEveryCorpusKernel) {
+  auto cases = corpus_cases(GetParam());
+  ASSERT_GE(cases.size(), 40u) << "corpus for " << GetParam() << " not found or incomplete";
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.spec + " on " + c.object);
+    auto spec = emu::load_launch_spec(c.spec);
+    auto co = codeobj::CodeObject::parse(read_file_bytes(c.object), c.object);
+    const codeobj::Kernel* k = co.kernel(spec.kernel);
+    ASSERT_NE(k, nullptr);
+    ModeledRun r = model_kernel({&co, k, &spec}, 2);
+    const ModelResult& m = r.model;
+    EXPECT_GT(m.cycles, 0u);
+    EXPECT_GT(m.unique_bytes, 0u);
+    EXPECT_GE(static_cast<double>(m.cycles), m.roofline_cycles);
+    EXPECT_GE(static_cast<double>(m.cycles), m.unique_bytes / m.hw->hbm_bw);
+    EXPECT_GE(m.hbm_bytes, m.unique_bytes);  // every byte touched came from HBM once (cold caches)
+    EXPECT_EQ(m.wave_instructions, r.stats.total());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Arch, Physics, ::testing::Values("gfx942", "gfx90a", "gfx950"));
+
+}  // namespace
+}  // namespace asmevo::timing
