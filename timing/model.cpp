@@ -161,37 +161,51 @@ StaticInst classify(const emu::ExecInst& in, codeobj::Arch arch, unsigned accum_
 // ---- Hardware state ----------------------------------------------------------------------------
 
 // LRU set-associative cache of line addresses. Each line remembers when its data arrives, so a
-// request to a line still being filled waits for that fill instead of paying a second miss.
+// request to a line still being filled waits for that fill instead of paying a second miss. Sets are
+// allocated on first use: a small launch touches few of a device's L2 sets.
 class Cache {
  public:
   Cache() = default;
-  Cache(unsigned bytes, unsigned ways, unsigned line) : ways_(ways) {
-    sets_ = std::max(1u, bytes / line / ways);
-    tags_.assign(static_cast<size_t>(sets_) * ways_, ~0ull);
-    stamp_.assign(tags_.size(), 0);
-    ready_.assign(tags_.size(), 0);
-  }
+  Cache(unsigned bytes, unsigned ways, unsigned line) : ways_(ways) { sets_ = std::max(1u, bytes / line / ways); }
   // The time the line's data is (or will be) present, on a hit; nullopt on a miss.
   std::optional<uint64_t> lookup(uint64_t line) {
-    const size_t base = static_cast<size_t>(line % sets_) * ways_;
-    for (size_t i = base; i < base + ways_; ++i)
-      if (tags_[i] == line) return stamp_[i] = ++clock_, ready_[i];
+    Way* set = find_set(line, false);
+    if (!set) return std::nullopt;
+    for (unsigned i = 0; i < ways_; ++i)
+      if (set[i].tag == line) return set[i].stamp = ++clock_, set[i].ready;
     return std::nullopt;
   }
   // Allocates the line (evicting the least recently used one), its data present from `ready`.
   void fill(uint64_t line, uint64_t ready) {
-    const size_t base = static_cast<size_t>(line % sets_) * ways_;
-    size_t victim = base;
-    for (size_t i = base; i < base + ways_; ++i) {
-      if (tags_[i] == line) { victim = i; break; }
-      if (stamp_[i] < stamp_[victim]) victim = i;
+    Way* set = find_set(line, true);
+    unsigned victim = 0;
+    for (unsigned i = 0; i < ways_; ++i) {
+      if (set[i].tag == line) { victim = i; break; }
+      if (set[i].stamp < set[victim].stamp) victim = i;
     }
-    tags_[victim] = line, stamp_[victim] = ++clock_, ready_[victim] = ready;
+    set[victim] = Way{line, ++clock_, ready};
   }
 
  private:
+  struct Way {
+    uint64_t tag = ~0ull, stamp = 0, ready = 0;
+  };
+  Way* find_set(uint64_t line, bool create) {
+    const size_t set = static_cast<size_t>(line % sets_);
+    if (slot_.empty()) {
+      if (!create) return nullptr;
+      slot_.assign(sets_, -1);
+    }
+    if (slot_[set] < 0) {
+      if (!create) return nullptr;
+      slot_[set] = static_cast<int32_t>(pool_.size());
+      pool_.resize(pool_.size() + ways_);
+    }
+    return &pool_[static_cast<size_t>(slot_[set])];
+  }
   unsigned sets_ = 1, ways_ = 1;
-  std::vector<uint64_t> tags_, stamp_, ready_;
+  std::vector<int32_t> slot_;  // per set: first way in pool_, -1 while unused
+  std::vector<Way> pool_;
   uint64_t clock_ = 0;
 };
 

@@ -10,6 +10,9 @@
 #include "support/file_io.h"
 #include "tests/emu/emu_test_util.h"
 #include "timing/backend.h"
+#include "timing/llvm_sched.h"
+#include "timing/profile.h"
+#include <iostream>
 
 namespace fs = std::filesystem;
 
@@ -68,6 +71,38 @@ TEST_P(Physics, ModeledTimeIsAtLeastTheRooflineForEveryCorpusKernel) {
     EXPECT_GE(m.hbm_bytes, m.unique_bytes);  // every byte touched came from HBM once (cold caches)
     EXPECT_EQ(m.wave_instructions, r.stats.total());
   }
+}
+
+// Second opinion: over the corpus's straight-line windows (hot windows of every kernel), the model's
+// cycles per window execution and LLVM's MCSchedModel estimate must rank windows alike (positively).
+TEST_P(Physics, RanksStraightLineWindowsLikeLlvmsSchedulingModel) {
+  std::vector<double> ours, llvms;
+  for (const auto& c : corpus_cases(GetParam())) {
+    auto spec = emu::load_launch_spec(c.spec);
+    auto co = codeobj::CodeObject::parse(read_file_bytes(c.object), c.object);
+    const codeobj::Kernel* k = co.kernel(spec.kernel);
+    ASSERT_NE(k, nullptr);
+    ModeledRun r = model_kernel({&co, k, &spec}, 2);
+    LlvmSchedModel llvm_model(co.target());
+    for (const auto& w : hot_windows(*r.program, r.model, 64, 1000)) {
+      const auto execs = r.model.per_inst[w.first].executions;
+      if (!execs) continue;
+      std::vector<const program::Instruction*> insts;
+      for (uint32_t i = w.first; i <= w.last; ++i) insts.push_back(r.program->insts()[i].raw);
+      ours.push_back(w.cycles / static_cast<double>(execs));
+      llvms.push_back(llvm_model.estimate(insts));
+    }
+  }
+  const double rho = spearman(ours, llvms);
+  std::cout << "  [modeled] " << GetParam() << ": Spearman " << rho << " over " << ours.size() << " windows\n";
+  EXPECT_GE(ours.size(), 200u);
+  EXPECT_GT(rho, 0.3);
+}
+
+TEST(Spearman, RanksNotValues) {
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {10, 20, 300, 4000}), 1.0);
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  EXPECT_NEAR(spearman({1, 2, 2, 3}, {1, 2, 2, 3}), 1.0, 1e-12);  // ties get average ranks
 }
 
 INSTANTIATE_TEST_SUITE_P(Arch, Physics, ::testing::Values("gfx942", "gfx90a", "gfx950"));
