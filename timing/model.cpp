@@ -53,6 +53,7 @@ struct Range {
 struct StaticInst {
   Kind kind = Kind::Salu;
   bool store = false, atomic = false;
+  bool flat = false;  // flat_*: counts in vmcnt and lgkmcnt (the address may be LDS)
   unsigned wait_vm = ~0u, wait_lgkm = ~0u;
   unsigned nop_states = 0, sleep = 0;
   int prio = 0;
@@ -134,6 +135,7 @@ StaticInst classify(const emu::ExecInst& in, codeobj::Arch arch, unsigned accum_
     case InstClass::VMEMLoad: case InstClass::VMEMStore: case InstClass::VMEMAtomic: case InstClass::VMEMCache:
     case InstClass::FLAT: case InstClass::GLOBAL: case InstClass::SCRATCH:
       s.kind = Kind::Vmem;
+      s.flat = r.cls == InstClass::FLAT;
       s.atomic = r.may_load && r.may_store;
       s.store = r.may_store && !r.may_load;
       break;
@@ -594,6 +596,7 @@ class Simulator {
         done = std::max(done, w.last_vm_done);  // vmcnt retires in order (S9)
         w.last_vm_done = done;
         w.vm.push_back(done);
+        if (si.flat) w.lgkm.emplace_back(done, false);  // FLAT also counts in lgkmcnt, out of order (S9)
         last_memory_ = std::max(last_memory_, done);
         write_defs(0, false);
         break;
