@@ -336,7 +336,7 @@ class Simulator {
     res_.cycles = end;
     res_.microseconds = end / (hw_.clock_ghz * 1e3);
     res_.workgroups = ngroups;
-    res_.unique_bytes = unique_sectors_.size() << kSectorShift;
+    res_.unique_bytes = unique_sectors() << kSectorShift;
     std::unordered_set<unsigned> used;
     for (const auto& g : groups_) used.insert(g.cu);
     res_.cus_used = static_cast<unsigned>(used.size());
@@ -352,6 +352,15 @@ class Simulator {
   }
 
  private:
+  // Distinct 64-byte sectors the launch touched (vector and scalar memory).
+  uint64_t unique_sectors() const {
+    std::vector<uint64_t> all;
+    for (const auto& g : trace_.groups)
+      for (const auto& w : g) all.insert(all.end(), w.sectors.begin(), w.sectors.end());
+    std::sort(all.begin(), all.end());
+    return static_cast<uint64_t>(std::unique(all.begin(), all.end()) - all.begin());
+  }
+
   unsigned cu_of_slot(uint64_t k) const {
     const unsigned per_xcd = hw_.cus / hw_.xcds;
     return static_cast<unsigned>((k % hw_.xcds) * per_xcd + (k / hw_.xcds) % per_xcd);
@@ -459,8 +468,8 @@ class Simulator {
     Cu& C = cus_[w.cu];
     Simd& S = C.simds[w.simd];
     // Retire finished memory operations.
-    std::erase_if(w.vm, [&](uint64_t c) { return c <= t; });
-    std::erase_if(w.lgkm, [&](const auto& c) { return c.first <= t; });
+    if (!w.vm.empty()) std::erase_if(w.vm, [&](uint64_t c) { return c <= t; });
+    if (!w.lgkm.empty()) std::erase_if(w.lgkm, [&](const auto& c) { return c.first <= t; });
 
     // Constraints on the issue time, by reason.
     uint64_t dep = 0, wait_vm = 0, wait_lgkm = 0, port = 0, xdl = 0;
@@ -566,7 +575,6 @@ class Simulator {
         uint64_t prev = ~0ull;
         for (uint32_t i = 0; i < te.sector_count; ++i) {
           uint64_t sec = w.trace->sectors[te.sector_first + i];
-          unique_sectors_.insert(sec);
           uint64_t line = (sec << kSectorShift) >> sc_shift_;
           if (line == prev) continue;
           prev = line;
@@ -698,7 +706,6 @@ class Simulator {
     lines_.clear();
     for (uint32_t i = 0; i < te.sector_count; ++i) {
       uint64_t sec = w.trace->sectors[te.sector_first + i];
-      unique_sectors_.insert(sec);
       lines_.push_back(sec >> (l1_shift_ - kSectorShift));
     }
     std::sort(lines_.begin(), lines_.end());
@@ -766,7 +773,7 @@ class Simulator {
   Server mall_, hbm_;
   std::vector<uint64_t> dispatch_free_;
   std::unordered_map<uint64_t, uint64_t> mall_ready_;  // 64-byte sector -> time its data is in the MALL
-  std::unordered_set<uint64_t> written_, unique_sectors_;
+  std::unordered_set<uint64_t> written_;
   std::vector<Group> groups_;
   std::vector<WaveState> waves_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> heap_;

@@ -60,26 +60,35 @@ unsigned lds_phase_cycles(const uint32_t* addr0, const uint32_t* addr1, uint64_t
   const unsigned phases = 64 / per_phase;
   const bool b128_read = is_read && bytes == 16 && naddr == 1;
   unsigned total = 0;
-  std::vector<uint32_t> dwords;
-  std::vector<uint8_t> count(banks);
+  // No allocation and no sort: this runs for every LDS instruction the emulator executes. Per phase,
+  // each bank keeps a chain of the distinct dwords it serves (a repeated dword is a broadcast).
+  constexpr unsigned kMaxDwords = 64 * 2 * 5;  // 64 lanes x 2 addresses x 5 dwords (unaligned 16 bytes)
+  std::array<uint32_t, kMaxDwords> value;
+  std::array<int16_t, kMaxDwords> next;
+  std::array<int16_t, 64> head;
+  std::array<uint8_t, 64> count;
+  banks = std::min(banks, 64u);
   for (unsigned p = 0; p < phases; ++p) {
-    dwords.clear();
+    std::fill(head.begin(), head.begin() + banks, -1);
+    std::fill(count.begin(), count.begin() + banks, 0);
+    unsigned n = 0, worst = 0;
     for (unsigned i = 0; i < per_phase; ++i) {
       unsigned l = p * per_phase + i;
       if (b128_read && banks == 32 && phases == 8) l = kB128Read32[p][i];
       if (b128_read && banks == 64 && phases == 4) l = kB128Read64[p][i];
       if (!(exec >> l & 1)) continue;
       for (unsigned a = 0; a < naddr; ++a) {
-        uint32_t base = a ? addr1[l] : addr0[l];
-        for (uint32_t d = base / 4; d <= (base + std::max(1u, bytes) - 1) / 4; ++d) dwords.push_back(d);
+        const uint32_t base = a ? addr1[l] : addr0[l];
+        for (uint32_t d = base / 4; d <= (base + std::max(1u, bytes) - 1) / 4 && n < kMaxDwords; ++d) {
+          const unsigned b = d % banks;
+          bool seen = false;
+          for (int j = head[b]; j >= 0 && !seen; j = next[j]) seen = value[j] == d;
+          if (seen) continue;
+          value[n] = d, next[n] = head[b], head[b] = static_cast<int16_t>(n), ++n;
+          worst = std::max<unsigned>(worst, ++count[b]);
+        }
       }
     }
-    if (dwords.empty()) continue;
-    std::sort(dwords.begin(), dwords.end());
-    dwords.erase(std::unique(dwords.begin(), dwords.end()), dwords.end());  // same dword: broadcast
-    std::fill(count.begin(), count.end(), 0);
-    unsigned worst = 0;
-    for (uint32_t d : dwords) worst = std::max<unsigned>(worst, ++count[d % banks]);
     total += worst;
   }
   return std::max(total, 1u);
