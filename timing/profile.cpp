@@ -71,7 +71,9 @@ std::vector<HotWindow> hot_windows(const emu::Program& prog, const ModelResult& 
     }
     b = e;
   }
-  std::stable_sort(out.begin(), out.end(), [](const HotWindow& a, const HotWindow& b) { return a.cycles > b.cycles; });
+  std::sort(out.begin(), out.end(), [](const HotWindow& a, const HotWindow& b) {
+    return a.cycles != b.cycles ? a.cycles > b.cycles : a.first < b.first;
+  });
   if (out.size() > count) out.resize(count);
   return out;
 }
@@ -86,6 +88,25 @@ std::string profile_text(const emu::Program& prog, const ModelResult& m, const s
     s += fmt::format(" {} {:.0f} ({:.1f}%)", stall_name(static_cast<Stall>(k)), m.total_stall(static_cast<Stall>(k)),
                      total > 0 ? 100 * m.total_stall(static_cast<Stall>(k)) / total : 0);
   s += "\n";
+  // The hottest instructions with their full breakdown (wave-cycles summed over executions).
+  std::vector<size_t> order;
+  for (size_t i = 0; i < insts.size(); ++i)
+    if (m.per_inst[i].executions) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const double ca = m.per_inst[a].cycles(), cb = m.per_inst[b].cycles();
+    return ca != cb ? ca > cb : a < b;
+  });
+  if (order.size() > 10) order.resize(10);
+  s += fmt::format("\ntop instructions (modeled wave-cycles):\n  {:>10}  {:>6}  {:>10}  {:>8}", "pc", "share", "executions", "issue");
+  for (int k = 0; k < kNumStalls; ++k) s += fmt::format("  {:>12}", stall_name(static_cast<Stall>(k)));
+  s += "  instruction\n";
+  for (size_t i : order) {
+    const InstProfile& p = m.per_inst[i];
+    s += fmt::format("  0x{:08x}  {:5.1f}%  {:>10}  {:>8.0f}", pc_of(insts[i]), total > 0 ? 100 * p.cycles() / total : 0,
+                     p.executions, p.issue_cycles);
+    for (int k = 0; k < kNumStalls; ++k) s += fmt::format("  {:>12.0f}", p.stall[k]);
+    s += "  " + (insts[i].raw ? insts[i].raw->text : std::string("?")) + "\n";
+  }
   for (size_t n = 0; n < windows.size(); ++n) {
     const HotWindow& w = windows[n];
     s += fmt::format("\nhot window {}: 0x{:x}..0x{:x} ({} instructions), {:.0f} modeled wave-cycles ({:.1f}%), top stall {}\n",
