@@ -59,6 +59,10 @@ std::string valu_work(unsigned n, unsigned reg = 20) {
   return s;
 }
 
+const HwParams& hw_for(const std::string& arch) {
+  return hw_params(arch == "gfx90a" ? codeobj::Arch::gfx90a : arch == "gfx942" ? codeobj::Arch::gfx942 : codeobj::Arch::gfx950);
+}
+
 class Direction : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Direction, OneDwordx4LoadBeatsFourDwordLoads) {
@@ -101,14 +105,29 @@ TEST_P(Direction, FewerVgprsRaiseOccupancyOnALatencyBoundKernel) {
   for (int i = 0; i < 24; ++i)
     chase += "  s_waitcnt vmcnt(0)\n  v_and_b32 v10, 0xff0, v10\n  v_add_u32 v10, v10, v1\n  global_load_dword v10, v10, s[2:3]\n";
   chase += "  s_waitcnt vmcnt(0)\n";
-  const auto& hw = hw_params(GetParam() == "gfx90a" ? codeobj::Arch::gfx90a
-                             : GetParam() == "gfx942" ? codeobj::Arch::gfx942 : codeobj::Arch::gfx950);
+  const HwParams& hw = hw_for(GetParam());
   SnippetLaunch many{.groups = hw.cus * 16, .block = 64};
   SnippetLaunch fat = many;
   fat.agprs = 128;  // 256 registers per lane: 2 waves per SIMD instead of 4
   const ModeledRun lean = model_snippet(GetParam(), chase, many), heavy = model_snippet(GetParam(), chase, fat);
   ASSERT_GT(lean.model.occupancy.waves_per_simd, heavy.model.occupancy.waves_per_simd);
   expect_faster("128 vs 256 registers", lean.model.cycles, heavy.model.cycles);
+}
+
+TEST_P(Direction, OneWorkgroupMoreThanFitsCostsASecondRound) {
+  // Tail effect: with every CU full, one more workgroup waits for a free slot and runs alone at the end.
+  std::string chase = std::string(kLane16) + "  global_load_dword v10, v1, s[2:3]\n";
+  for (int i = 0; i < 8; ++i)
+    chase += "  s_waitcnt vmcnt(0)\n  v_and_b32 v10, 0xff0, v10\n  v_add_u32 v10, v10, v1\n  global_load_dword v10, v10, s[2:3]\n";
+  chase += "  s_waitcnt vmcnt(0)\n";
+  const HwParams& hw = hw_for(GetParam());
+  SnippetLaunch full{.groups = hw.cus * 4, .block = 256};  // 128 registers: 4 waves/SIMD = 4 workgroups of 4 waves per CU
+  const ModeledRun fits = model_snippet(GetParam(), chase, full);
+  ASSERT_EQ(fits.model.occupancy.workgroups_per_cu, 4u);
+  SnippetLaunch one_more = full;
+  one_more.groups += 1;
+  const uint64_t tail = model_snippet(GetParam(), chase, one_more).model.cycles;
+  expect_faster("all workgroups resident vs one more", fits.model.cycles, tail);
 }
 
 TEST_P(Direction, PaddedLdsBeatsBankConflicts) {
