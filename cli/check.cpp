@@ -9,6 +9,7 @@
 #include "check/check.h"
 #include "check/hazards.h"
 #include "codeobj/container.h"
+#include "emu/launch_spec.h"
 #include "support/error.h"
 #include "support/file_io.h"
 
@@ -22,6 +23,8 @@ CLI::App* add_check_command(CLI::App& app, CheckOptions& opts) {
   cmd->add_flag("--json", opts.json, "machine-readable report (schema asmevo.check/1, docs/checks.md)");
   cmd->add_option("--dynamic-lds", opts.dynamic_lds,
                   "bytes of dynamic LDS the launch adds; enables the LDS offset check against the allocation");
+  cmd->add_option("--launch", opts.launch,
+                  "launch spec: check its kernel with its dynamic LDS (the smallest over its launch shapes)");
   cmd->add_flag("--rules", opts.rules, "print the hazard rule table with sources and exit");
   return cmd;
 }
@@ -57,6 +60,15 @@ int run_check(const CheckOptions& opts) {
   check::CheckOptions copts;
   if (!opts.kernel.empty()) copts.kernel = opts.kernel;
   if (opts.dynamic_lds >= 0) copts.dynamic_lds = static_cast<uint32_t>(opts.dynamic_lds);
+  if (!opts.launch.empty()) {
+    emu::LaunchSpec spec = emu::load_launch_spec(opts.launch);
+    if (!opts.kernel.empty() && opts.kernel != spec.kernel)
+      throw Error("--kernel " + opts.kernel + " but the launch spec is for " + spec.kernel, opts.launch);
+    copts.kernel = spec.kernel;
+    if (opts.dynamic_lds < 0)
+      for (const auto& run : emu::expand_runs(spec))
+        copts.dynamic_lds = std::min(copts.dynamic_lds.value_or(run.dynamic_lds), run.dynamic_lds);
+  }
   bool clean = true;
   nlohmann::json reports = nlohmann::json::array();
   size_t matched = 0;

@@ -11,7 +11,9 @@
 #include "cli/check.h"
 #include "cli/patch.h"
 #include "cli/rebuild.h"
+#include "cli/spec.h"
 #include "cli/timing.h"
+#include "cli/verify.h"
 #include "support/error.h"
 
 int main(int argc, char** argv) {
@@ -48,11 +50,17 @@ int main(int argc, char** argv) {
   auto* cmd_run = app.add_subcommand("run", "Run one kernel launch on the gfx9 emulator (docs/emulator.md)");
   cmd_run->add_option("file", run.file, "code object")->required();
   cmd_run->add_option("--kernel", run.kernel, "kernel to launch (default: the launch spec's)");
-  cmd_run->add_option("--launch", run.launch, "launch spec v1 (YAML)")->required();
+  cmd_run->add_option("--launch", run.launch, "launch spec (YAML, docs/emulator.md)")->required();
   cmd_run->add_option("--out", run.out, "folder for the output buffers (.npy); default: current folder");
   cmd_run->add_option("--inputs-out", run.inputs_out, "also write the buffers as they are before the run (.npy) into this folder");
   cmd_run->add_option("--threads", run.threads, "worker threads (0: all cores); results do not depend on it");
   cmd_run->add_flag("--json", run.json, "machine-readable summary (schema asmevo.run/1)");
+
+  asmevo::cli::SpecOptions spec;
+  auto* cmd_spec = asmevo::cli::add_spec_command(app, spec);
+
+  asmevo::cli::VerifyCommandOptions verify;
+  auto* cmd_verify = asmevo::cli::add_verify_command(app, verify);
 
   asmevo::cli::TimingOptions time_opts, profile_opts;
   auto* cmd_time = asmevo::cli::add_time_command(app, time_opts);
@@ -82,6 +90,8 @@ int main(int argc, char** argv) {
     if (*cmd_disasm) return asmevo::cli::run_disasm(disasm);
     if (*cmd_rebuild) return asmevo::cli::run_rebuild(rebuild);
     if (*cmd_roundtrip) return asmevo::cli::run_roundtrip(roundtrip);
+    if (*cmd_verify) return asmevo::cli::run_verify(verify);
+    if (*cmd_spec) return asmevo::cli::run_spec(spec);
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();

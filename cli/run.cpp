@@ -44,7 +44,7 @@ int run_run(const RunOptions& o) {
     for (const auto& b : launch->buffers) {
       std::string name = b.name.empty() ? "arg" + std::to_string(b.arg_index) : b.name;
       std::string path = (std::filesystem::path(dir) / (name + ".npy")).string();
-      auto bytes = launch->mem.bytes(b.address);
+      auto bytes = launch->contents(b);
       emu::write_npy(path, b.dtype, bytes.data(), b.bytes);
       paths.push_back(path);
     }
@@ -53,6 +53,10 @@ int run_run(const RunOptions& o) {
   nlohmann::json inputs = nlohmann::json::array();
   if (!o.inputs_out.empty()) inputs = write_buffers(o.inputs_out);  // the buffers as the kernel will see them
   emu::RunResult rr = emu::run_launch(*launch, *prog, ro);
+  for (const auto& b : launch->buffers)
+    if (auto off = launch->first_broken_guard(b))
+      throw Error(fmt::format("the kernel wrote outside buffer {}: the guard byte at offset {} from its start changed", b.label(), *off),
+                  o.launch, "check the buffer's count in the launch spec, or the kernel's address arithmetic", kExitFailure);
   nlohmann::json files = write_buffers(o.out.empty() ? "." : o.out);
   const auto& st = rr.stats;
   double rate = rr.wall_seconds > 0 ? st.total() / rr.wall_seconds : 0;

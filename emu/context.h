@@ -1,6 +1,7 @@
 // What a semantic unit can reach besides its wave: the launch (memory, kernel, code object),
 // the workgroup it runs in (LDS), statistics, and the fault helpers that stop the run.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -8,6 +9,7 @@
 #include "emu/inst.h"
 #include "emu/memory.h"
 #include "emu/registry.h"
+#include "support/error.h"
 
 namespace asmevo::emu {
 
@@ -18,9 +20,11 @@ struct Stats {
   uint64_t by_category[5] = {};  // Category
   uint64_t lane_ops = 0;         // active lanes summed over vector instructions
   uint64_t waves = 0, workgroups = 0;
+  uint64_t max_wave_instructions = 0;  // the longest-running wave's instruction count
   void add(const Stats& o) {
     for (int i = 0; i < 5; ++i) by_category[i] += o.by_category[i];
     lane_ops += o.lane_ops, waves += o.waves, workgroups += o.workgroups;
+    max_wave_instructions = std::max(max_wave_instructions, o.max_wave_instructions);
   }
   uint64_t total() const {
     uint64_t t = 0;
@@ -59,8 +63,10 @@ struct ExecContext {
 
 // Stops the run: throws asmevo::Error naming kernel, workgroup, wave, PC, instruction text, and
 // (when lane >= 0) the lane and address.
+// The exit code is kExitFailure (the kernel misbehaved) unless given: an instruction the emulator
+// does not implement is kExitBadInput (unsupported input, not a fault of the kernel).
 [[noreturn]] void fail(const ExecContext& ctx, const Wave& w, const ExecInst& in, const std::string& what,
-                       int lane = -1, uint64_t address = 0, const std::string& fix = {});
+                       int lane = -1, uint64_t address = 0, const std::string& fix = {}, int exit_code = kExitFailure);
 
 // Memory access helper for semantics: the host pointer of [addr, addr+size) or a memory fault.
 inline uint8_t* access(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t addr, unsigned size,

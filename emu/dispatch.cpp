@@ -23,6 +23,30 @@ std::array<uint32_t, 3> Launch::group_size(const std::array<uint32_t, 3>& wg) co
   return s;
 }
 
+std::span<uint8_t> Launch::contents(const BufferArg& b) const {
+  const DeviceMemory::Region* r = mem.find(b.address - b.guard);
+  if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
+  return {r->data.get() + b.guard, b.bytes};
+}
+std::span<uint8_t> Launch::guard_before(const BufferArg& b) const {
+  const DeviceMemory::Region* r = mem.find(b.address - b.guard);
+  if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
+  return {r->data.get(), b.guard};
+}
+std::span<uint8_t> Launch::guard_after(const BufferArg& b) const {
+  const DeviceMemory::Region* r = mem.find(b.address - b.guard);
+  if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
+  return {r->data.get() + b.guard + b.bytes, b.guard};
+}
+std::optional<int64_t> Launch::first_broken_guard(const BufferArg& b) const {
+  auto before = guard_before(b), after = guard_after(b);
+  for (uint64_t i = 0; i < b.guard; ++i)
+    if (before[i] != guard_canary(i)) return static_cast<int64_t>(i) - static_cast<int64_t>(b.guard);
+  for (uint64_t i = 0; i < b.guard; ++i)
+    if (after[i] != guard_canary(b.guard + i)) return static_cast<int64_t>(b.bytes + i);
+  return std::nullopt;
+}
+
 std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
                                        const LaunchSpec& spec, unsigned scratch_slots) {
   auto L = std::make_unique<Launch>();
@@ -106,10 +130,13 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
         throw Error(fmt::format("argument {} ({}) is a buffer in the spec but a {} of {} bytes in the kernel", i, label,
                                 m.value_kind, m.size),
                     where);
-      BufferArg b{i, s.name, s.dtype, 0, s.count * dtype_size(s.dtype)};
-      b.address = mem.allocate(b.bytes, "argument " + std::to_string(i) + " (" + label + ")", 256);
+      BufferArg b{i, s.name, s.dtype, 0, s.count * dtype_size(s.dtype), s.guard};
+      b.address = mem.allocate_guarded(b.bytes, b.guard, "argument " + std::to_string(i) + " (" + label + ")", s.align);
       auto bytes = make_buffer(spec, i);
-      std::memcpy(mem.bytes(b.address).data(), bytes.data(), bytes.size());
+      auto view = L->contents(b);
+      std::memcpy(view.data(), bytes.data(), bytes.size());
+      auto before = L->guard_before(b), after = L->guard_after(b);
+      for (uint64_t g = 0; g < b.guard; ++g) before[g] = guard_canary(g), after[g] = guard_canary(b.guard + g);
       put(kernarg, m.offset, b.address, 8);
       L->buffers.push_back(b);
     } else if (s.kind == ArgSpec::NullPointer) {

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,8 @@ struct BufferArg {
   size_t arg_index = 0;
   std::string name, dtype;
   uint64_t address = 0, bytes = 0;
+  uint64_t guard = 0;  // canary bytes before and after (part of the same device region)
+  std::string label() const { return name.empty() ? "arg" + std::to_string(arg_index) : name; }
 };
 
 struct Launch {
@@ -45,6 +49,13 @@ struct Launch {
 
   // Actual size (work-items) of workgroup `wg` in each dimension: smaller at the grid's edge.
   std::array<uint32_t, 3> group_size(const std::array<uint32_t, 3>& wg) const;
+  // Host views of a buffer argument and of its guard zones.
+  std::span<uint8_t> contents(const BufferArg& b) const;
+  std::span<uint8_t> guard_before(const BufferArg& b) const;
+  std::span<uint8_t> guard_after(const BufferArg& b) const;
+  // Offset (from the buffer's start; negative: before it) of the first guard byte that no longer
+  // holds its canary, if any.
+  std::optional<int64_t> first_broken_guard(const BufferArg& b) const;
 };
 
 // Explicit argument values for a launch without a spec (tests): raw bytes per explicit argument.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <fmt/format.h>
 #include <mutex>
 #include <optional>
@@ -14,21 +15,30 @@
 namespace asmevo::emu {
 
 void fail(const ExecContext& ctx, const Wave& w, const ExecInst& in, const std::string& what, int lane, uint64_t address,
-          const std::string& fix) {
+          const std::string& fix, int exit_code) {
   std::string where = fmt::format("kernel {}, workgroup ({},{},{}) wave {}, pc 0x{:x}: {}", ctx.kernel, ctx.wg_id[0],
                                   ctx.wg_id[1], ctx.wg_id[2], w.id_in_group, in.raw ? in.raw->address : in.address,
                                   in.raw ? in.raw->text : std::string("?"));
   if (lane >= 0) where += fmt::format(", lane {}, address 0x{:x}", lane, address);
-  throw Error(what, where, fix, kExitFailure);
+  throw Error(what, where, fix, exit_code);
 }
 
-void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions) {
+const char* schedule_name(WaveSchedule s) {
+  switch (s) {
+    case WaveSchedule::InOrder: return "in order";
+    case WaveSchedule::Reverse: return "reverse";
+    case WaveSchedule::Interleaved: return "interleaved";
+  }
+  return "?";
+}
+
+void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions, uint64_t quantum) {
   const std::vector<ExecInst>& insts = ctx.program->insts();
   const size_t n = insts.size();
-  while (!w.done && !w.at_barrier) {
+  for (uint64_t executed = 0; !w.done && !w.at_barrier && (quantum == 0 || executed < quantum); ++executed) {
     const ExecInst& in = insts[w.pc];
     if (!in.fn) fail(ctx, w, in, "unsupported instruction " + in.raw->mnemonic + " reached", -1, 0,
-                     "implement it in emu/semantics (docs/emulator.md)");
+                     "implement it in emu/semantics (docs/emulator.md)", kExitBadInput);
     if (w.wc.any()) {
       std::string v = w.wc.violation(in, in.entry->counters);
       if (!v.empty())
@@ -39,7 +49,11 @@ void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions) {
     in.fn(ctx, w, in);
     ++ctx.stats.by_category[in.category];
     if (++w.instructions > max_instructions)
-      fail(ctx, w, in, fmt::format("wave executed more than {} instructions (endless loop?)", max_instructions));
+      throw StepLimitError(fmt::format("wave executed more than {} instructions (endless loop?)", max_instructions),
+                           fmt::format("kernel {}, workgroup ({},{},{}) wave {}, pc 0x{:x}: {}", ctx.kernel, ctx.wg_id[0],
+                                       ctx.wg_id[1], ctx.wg_id[2], w.id_in_group, in.raw ? in.raw->address : in.address,
+                                       in.raw ? in.raw->text : std::string("?")),
+                           "raise the step limit if the kernel really runs this long", kExitFailure);
     if (w.pc >= n && !w.done) fail(ctx, w, in, "execution ran past the end of the code");
   }
 }
@@ -68,18 +82,24 @@ void run_workgroup(ExecContext& ctx, Launch& L, const WaveSetup& setup, const Pr
   }
   ctx.stats.waves += nwaves;
   ctx.stats.workgroups += 1;
+  const uint64_t quantum = opt.schedule == WaveSchedule::Interleaved ? 1 : 0;
+  const bool reverse = opt.schedule == WaveSchedule::Reverse;
   for (;;) {
-    bool any_alive = false;
-    for (unsigned i = 0; i < nwaves; ++i) {
-      Wave& w = waves[i];
+    bool any_alive = false, all_at_barrier = true;
+    for (unsigned k = 0; k < nwaves; ++k) {
+      Wave& w = waves[reverse ? nwaves - 1 - k : k];
       if (w.done) continue;
-      if (!w.at_barrier) step_wave(ctx, w, opt.max_wave_instructions);
+      if (!w.at_barrier) step_wave(ctx, w, opt.max_wave_instructions, quantum);
       any_alive |= !w.done;
+      all_at_barrier &= w.done || w.at_barrier;
     }
     if (!any_alive) break;
     // Every live wave is at the barrier now: release them.
-    for (unsigned i = 0; i < nwaves; ++i) waves[i].at_barrier = false;
+    if (all_at_barrier)
+      for (unsigned i = 0; i < nwaves; ++i) waves[i].at_barrier = false;
   }
+  for (unsigned i = 0; i < nwaves; ++i)
+    ctx.stats.max_wave_instructions = std::max(ctx.stats.max_wave_instructions, waves[i].instructions);
 }
 
 }  // namespace
@@ -93,7 +113,7 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> first_error{UINT64_MAX};
   std::mutex mu;
-  std::optional<Error> error;
+  std::exception_ptr error;  // an asmevo::Error (or StepLimitError) of the lowest failing workgroup
   std::optional<std::string> internal;
   Stats stats;
   const WaveSetup setup = wave_setup(L);
@@ -113,12 +133,12 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
                                  static_cast<uint32_t>(g / (static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1]))};
       try {
         run_workgroup(ctx, L, setup, prog, wg, slot, lds, waves, opt);
-      } catch (const Error& e) {
+      } catch (const Error&) {
         std::lock_guard<std::mutex> lock(mu);
-        if (g < first_error.load()) first_error = g, error = e, internal.reset();
+        if (g < first_error.load()) first_error = g, error = std::current_exception(), internal.reset();
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(mu);
-        if (g < first_error.load()) first_error = g, internal = e.what(), error.reset();
+        if (g < first_error.load()) first_error = g, internal = e.what(), error = nullptr;
       }
     }
     std::lock_guard<std::mutex> lock(mu);
@@ -130,7 +150,7 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
     for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker, t);
     for (auto& t : pool) t.join();
   }
-  if (error) throw *error;
+  if (error) std::rethrow_exception(error);
   if (internal) throw Error("internal error in the emulator: " + *internal, L.kernel->name, {}, kExitInternal);
   RunResult r;
   r.stats = stats;

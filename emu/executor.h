@@ -1,5 +1,5 @@
-// Runs a prepared launch: each workgroup's waves together (round-robin, a wave runs until it ends
-// or reaches s_barrier; the barrier releases when every wave that has not ended arrived), the
+// Runs a prepared launch: each workgroup's waves together (round-robin per RunOptions::schedule;
+// the barrier releases when every wave that has not ended arrived), the
 // workgroups on a thread pool. Results do not depend on the thread count: workgroups of ordinary
 // kernels are independent, and kernels with global atomics run their workgroups one at a time in
 // linear workgroup order (x fastest), which fixes the order of every atomic (docs/emulator.md).
@@ -10,12 +10,24 @@
 #include "emu/context.h"
 #include "emu/dispatch.h"
 #include "emu/program.h"
+#include "support/error.h"
 
 namespace asmevo::emu {
+
+// How the waves of one workgroup take turns. Correct (race-free) kernels give the same results
+// under every schedule; `verify` runs candidates under several so that a missing s_barrier or
+// s_waitcnt on LDS shows up as a difference.
+enum class WaveSchedule {
+  InOrder,      // wave 0, 1, ...: each runs until it ends or reaches s_barrier (the default)
+  Reverse,      // the last wave first, each until it ends or reaches s_barrier
+  Interleaved,  // one instruction per wave per turn, in order
+};
+const char* schedule_name(WaveSchedule s);
 
 struct RunOptions {
   unsigned threads = 1;                        // 0: hardware concurrency
   uint64_t max_wave_instructions = 1ull << 32; // a wave running longer stops the run (endless loop)
+  WaveSchedule schedule = WaveSchedule::InOrder;
   ExecObserver* observer = nullptr;            // sees every instruction and memory access (emu/context.h)
 };
 
@@ -25,9 +37,18 @@ struct RunResult {
   unsigned threads = 1;
 };
 
+// A wave ran longer than RunOptions::max_wave_instructions (an endless loop, or a hang).
+class StepLimitError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws asmevo::Error for a fault (memory, unsupported instruction, waitcnt violation) and
+// StepLimitError when a wave exceeds the step limit.
 RunResult run_launch(Launch& launch, const Program& program, const RunOptions& options);
 
-// Runs one wave until it ends, reaches a barrier or faults (exposed for unit tests).
-void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions);
+// Runs one wave until it ends, reaches a barrier, faults or has executed `quantum` instructions
+// (0: no limit) (exposed for unit tests).
+void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions, uint64_t quantum = 0);
 
 }  // namespace asmevo::emu

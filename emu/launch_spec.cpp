@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fmt/format.h>
 #include <random>
 #include <set>
 
@@ -22,9 +23,11 @@ struct Ctx {
     return n.Mark().line >= 0 ? path + ":" + std::to_string(n.Mark().line + 1) : path;
   }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& what, const std::string& fix = {}) const {
-    throw Error(what, where(n), fix.empty() ? "see docs/emulator.md, \"Launch spec v1\"" : fix);
+    throw Error(what, where(n), fix.empty() ? "see docs/emulator.md, \"Launch spec\"" : fix);
   }
   template <class T> T as(const YAML::Node& n, const std::string& what) const {
+    if (n.IsScalar() && n.Scalar() == "FILL")
+      fail(n, "placeholder FILL left in the spec for " + what, "replace every FILL of the drafted spec (asmevo spec) with a value");
     try {
       return n.as<T>();
     } catch (const YAML::Exception&) {
@@ -84,6 +87,69 @@ InitSpec init_spec(const Ctx& c, const YAML::Node& n) {
   return s;
 }
 
+CompareSpec compare_spec(const Ctx& c, const YAML::Node& n, const std::string& dtype) {
+  CompareSpec k;
+  if (n.IsScalar()) {
+    if (n.Scalar() == "exact") return k;
+    c.fail(n, "unknown compare '" + n.Scalar() + "'", "use exact, {ulp: N} or {rtol: r, atol: a}");
+  }
+  if (!n.IsMap()) c.fail(n, "compare must be exact, {ulp: N} or {rtol: r, atol: a}");
+  if (n["ulp"]) {
+    c.only_keys(n, {"ulp"}, "compare");
+    k.kind = CompareSpec::Ulp;
+    k.ulp = c.as<uint64_t>(n["ulp"], "compare ulp");
+  } else {
+    c.only_keys(n, {"rtol", "atol"}, "compare");
+    k.kind = CompareSpec::Tolerance;
+    if (n["rtol"]) k.rtol = c.as<double>(n["rtol"], "compare rtol");
+    if (n["atol"]) k.atol = c.as<double>(n["atol"], "compare atol");
+    if (!(k.rtol >= 0) || !(k.atol >= 0)) c.fail(n, "rtol and atol must be >= 0");
+  }
+  if (!dtype_is_float(dtype) || dtype_size(dtype) == 1)
+    c.fail(n, "compare " + k.str() + " needs an f16, bf16, f32 or f64 buffer, not " + dtype, "integer and fp8 buffers compare exactly");
+  return k;
+}
+
+size_t arg_by_name(const Ctx& c, const YAML::Node& key, const LaunchSpec& s) {
+  std::string name = key.Scalar();
+  for (size_t i = 0; i < s.args.size(); ++i)
+    if (s.args[i].name == name) return i;
+  c.fail(key, "no argument named '" + name + "'", "name the argument in args: with name:");
+}
+
+std::vector<LaunchShape> launch_shapes(const Ctx& c, const YAML::Node& list, const LaunchSpec& s) {
+  if (!list.IsSequence() || list.size() == 0) c.fail(list, "launches must be a non-empty list of launch shapes");
+  std::vector<LaunchShape> shapes;
+  for (const auto& n : list) {
+    c.only_keys(n, {"name", "grid", "block", "dynamic_lds", "values", "counts"}, "a launch shape");
+    LaunchShape l;
+    l.line = n.Mark().line + 1;
+    if (n["name"]) l.name = c.as<std::string>(n["name"], "launch name");
+    if (n["grid"]) l.grid = dim3(c, n["grid"], "grid");
+    if (n["block"]) l.block = dim3(c, n["block"], "block");
+    if (n["dynamic_lds"]) l.dynamic_lds = c.as<uint32_t>(n["dynamic_lds"], "dynamic_lds");
+    if (n["values"]) {
+      if (!n["values"].IsMap()) c.fail(n["values"], "values must map argument names to values");
+      for (const auto& kv : n["values"]) {
+        size_t i = arg_by_name(c, kv.first, s);
+        if (s.args[i].kind != ArgSpec::Value) c.fail(kv.first, "argument '" + kv.first.Scalar() + "' is not a value argument");
+        l.values.emplace_back(i, c.as<std::string>(kv.second, "value"));
+      }
+    }
+    if (n["counts"]) {
+      if (!n["counts"].IsMap()) c.fail(n["counts"], "counts must map buffer names to element counts");
+      for (const auto& kv : n["counts"]) {
+        size_t i = arg_by_name(c, kv.first, s);
+        if (s.args[i].kind != ArgSpec::Buffer) c.fail(kv.first, "argument '" + kv.first.Scalar() + "' is not a buffer");
+        if (s.args[i].init.kind == InitSpec::File) c.fail(kv.first, "the count of a buffer read from a file cannot change");
+        l.counts.emplace_back(i, c.as<uint64_t>(kv.second, "count"));
+      }
+    }
+    shapes.push_back(std::move(l));
+  }
+  return shapes;
+}
+
 uint16_t f32_to_bf16(float f) {
   uint32_t u = std::bit_cast<uint32_t>(f);
   if (std::isnan(f)) return static_cast<uint16_t>((u >> 16) | 0x40);
@@ -130,9 +196,9 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
   }
   LaunchSpec s;
   s.path = path;
-  c.only_keys(y, {"kernel", "grid", "block", "dynamic_lds", "args", "seed"}, "the launch spec");
+  c.only_keys(y, {"kernel", "grid", "block", "dynamic_lds", "args", "seed", "inputs", "special", "launches", "poison"}, "the launch spec");
   auto need = [&](const char* k) {
-    if (!y[k]) throw Error(std::string("missing key '") + k + "'", path, "see docs/emulator.md, \"Launch spec v1\"");
+    if (!y[k]) throw Error(std::string("missing key '") + k + "'", path, "see docs/emulator.md, \"Launch spec\"");
     return y[k];
   };
   s.kernel = c.as<std::string>(need("kernel"), "kernel");
@@ -140,6 +206,17 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
   s.block = dim3(c, need("block"), "block");
   if (y["dynamic_lds"]) s.dynamic_lds = c.as<uint32_t>(y["dynamic_lds"], "dynamic_lds");
   if (y["seed"]) s.seed = c.as<uint64_t>(y["seed"], "seed");
+  if (y["inputs"]) {
+    s.inputs = c.as<unsigned>(y["inputs"], "inputs");
+    if (s.inputs < 1 || s.inputs > 1000) c.fail(y["inputs"], "inputs must be between 1 and 1000");
+  }
+  if (y["special"]) s.special = c.as<bool>(y["special"], "special");
+  if (y["poison"]) {
+    unsigned p = c.as<unsigned>(y["poison"], "poison");
+    if (p > 255) c.fail(y["poison"], "poison is one byte (0 to 255)");
+    s.poison_override = static_cast<int>(p);
+    s.poison = static_cast<uint8_t>(p);
+  }
   YAML::Node args = need("args");
   if (!args.IsSequence()) c.fail(args, "args must be a list");
   s.args_line = args.Mark().line + 1;
@@ -149,13 +226,34 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
     if (!n.IsMap()) c.fail(n, "each argument must be a mapping");
     if (n["name"]) a.name = c.as<std::string>(n["name"], "name");
     if (n["buffer"]) {
-      c.only_keys(n, {"name", "buffer", "count", "init"}, "a buffer argument");
+      c.only_keys(n, {"name", "buffer", "count", "init", "output", "inout", "compare", "guard", "align", "special"},
+                  "a buffer argument");
       a.kind = ArgSpec::Buffer;
       a.dtype = c.as<std::string>(n["buffer"], "buffer");
       if (dtype_size(a.dtype) == 0) c.fail(n["buffer"], "unknown buffer type '" + a.dtype + "'");
       if (!n["count"]) c.fail(n, "buffer argument needs count");
       a.count = c.as<uint64_t>(n["count"], "count");
       if (n["init"]) a.init = init_spec(c, n["init"]);
+      bool output = n["output"] && c.as<bool>(n["output"], "output");
+      bool inout = n["inout"] && c.as<bool>(n["inout"], "inout");
+      if (output && inout) c.fail(n, "a buffer is either output: true or inout: true, not both");
+      if (output && n["init"])
+        c.fail(n["init"], "an output buffer is poisoned before every run, so init has no effect",
+               "drop init, or use inout: true if the kernel reads the buffer's initial contents");
+      a.direction = output ? ArgSpec::Output : inout ? ArgSpec::InOut : ArgSpec::Input;
+      if (n["compare"]) {
+        if (a.direction == ArgSpec::Input)
+          c.fail(n["compare"], "compare applies to output and inout buffers; an input buffer must stay unchanged bit for bit");
+        a.compare = compare_spec(c, n["compare"], a.dtype);
+      }
+      if (n["guard"]) a.guard = c.as<uint64_t>(n["guard"], "guard");
+      if (a.guard > (1u << 20)) c.fail(n["guard"], "guard must be at most 1 MiB");
+      if (n["align"]) {
+        a.align = c.as<uint64_t>(n["align"], "align");
+        if (a.align == 0 || (a.align & (a.align - 1)) || a.align > 65536)
+          c.fail(n["align"], "align must be a power of two between 1 and 65536");
+      }
+      if (n["special"]) a.special = c.as<bool>(n["special"], "special");
     } else if (n["value"]) {
       c.only_keys(n, {"name", "value", "type"}, "a value argument");
       a.kind = ArgSpec::Value;
@@ -174,6 +272,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
     }
     s.args.push_back(std::move(a));
   }
+  if (y["launches"]) s.launches = launch_shapes(c, y["launches"], s);
   // Check values now so errors carry the line.
   for (size_t i = 0; i < s.args.size(); ++i)
     if (s.args[i].kind == ArgSpec::Value) {
@@ -181,6 +280,16 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
         (void)scalar_bits(s, i);
       } catch (const std::exception&) {
         throw Error("value '" + s.args[i].value + "' is not a valid " + s.args[i].dtype, path + ":" + std::to_string(s.args[i].line));
+      }
+    }
+  for (const auto& shape : s.launches)
+    for (const auto& [idx, text] : shape.values) {
+      LaunchSpec probe = s;
+      probe.args[idx].value = text;
+      try {
+        (void)scalar_bits(probe, idx);
+      } catch (const std::exception&) {
+        throw Error("value '" + text + "' is not a valid " + s.args[idx].dtype, path + ":" + std::to_string(shape.line));
       }
     }
   return s;
@@ -208,7 +317,112 @@ uint64_t scalar_bits(const LaunchSpec& spec, size_t idx) {
   return r;
 }
 
+namespace {
+
+// Edge values of a dtype as raw little-endian bits: signed zeros, infinities, a quiet NaN, the
+// smallest and largest denormals, the largest finite and smallest normal numbers, +-1. Integers:
+// the ends of the declared {ints: [lo, hi]} range (a buffer of indices or sizes must stay in its
+// domain), otherwise the type's extremes, 0 and +-1.
+std::vector<uint64_t> edge_values(const ArgSpec& a) {
+  const std::string& d = a.dtype;
+  if (d == "f32")
+    return {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x00000001, 0x80000001,
+            0x007fffff, 0x7f7fffff, 0xff7fffff, 0x00800000, 0x3f800000, 0xbf800000};
+  if (d == "f16") return {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x0001, 0x8001, 0x03ff, 0x7bff, 0xfbff, 0x0400, 0x3c00, 0xbc00};
+  if (d == "bf16") return {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0x0001, 0x8001, 0x007f, 0x7f7f, 0xff7f, 0x0080, 0x3f80, 0xbf80};
+  if (d == "f64")
+    return {0, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull, 0x7ff8000000000000ull, 1,
+            0x8000000000000001ull, 0x000fffffffffffffull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
+            0x0010000000000000ull, 0x3ff0000000000000ull, 0xbff0000000000000ull};
+  if (!dtype_is_float(d)) {
+    const unsigned bits = 8 * static_cast<unsigned>(dtype_size(d));
+    const uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    if (a.init.kind == InitSpec::Ints) {
+      auto lo = static_cast<int64_t>(a.init.a), hi = static_cast<int64_t>(a.init.b);
+      return {static_cast<uint64_t>(lo) & mask, static_cast<uint64_t>(hi) & mask,
+              static_cast<uint64_t>(std::min(lo + 1, hi)) & mask, static_cast<uint64_t>(std::max(hi - 1, lo)) & mask};
+    }
+    const bool is_signed = d[0] == 'i';
+    const uint64_t max = is_signed ? mask >> 1 : mask, min = is_signed ? (mask >> 1) + 1 : 0;
+    return {min, max, 0, 1, mask /* -1 or the unsigned max */};
+  }
+  return {};  // fp8: only file inputs, which are never mixed
+}
+
+}  // namespace
+
+std::string CompareSpec::str() const {
+  if (kind == Ulp) return "{ulp: " + std::to_string(ulp) + "}";
+  if (kind == Tolerance) return fmt::format("{{rtol: {}, atol: {}}}", rtol, atol);
+  return "exact";
+}
+
+bool LaunchSpec::has_outputs() const {
+  for (const auto& a : args)
+    if (a.compared()) return true;
+  return false;
+}
+
+std::vector<LaunchSpec> expand_runs(const LaunchSpec& spec) {
+  std::vector<LaunchSpec> shapes;
+  if (spec.launches.empty()) shapes.push_back(spec);
+  for (size_t i = 0; i < spec.launches.size(); ++i) {
+    const LaunchShape& l = spec.launches[i];
+    LaunchSpec s = spec;
+    if (l.grid[0]) s.grid = l.grid;
+    if (l.block[0]) s.block = l.block;
+    if (l.dynamic_lds >= 0) s.dynamic_lds = static_cast<uint32_t>(l.dynamic_lds);
+    for (const auto& [idx, text] : l.values) s.args[idx].value = text;
+    for (const auto& [idx, count] : l.counts) s.args[idx].count = count;
+    s.label = "launch " + (l.name.empty() ? std::to_string(i) : l.name);
+    shapes.push_back(std::move(s));
+  }
+  std::vector<LaunchSpec> runs;
+  for (auto& shape : shapes) {
+    shape.launches.clear();
+    const unsigned sets = shape.inputs + (shape.special ? 2 : 0);
+    for (unsigned k = 0; k < sets; ++k) {
+      LaunchSpec r = shape;
+      r.inputs = 1;
+      r.special = false;
+      const bool special = k >= shape.inputs;
+      r.seed = spec.seed + k;
+      r.special_variant = special ? static_cast<int>(k - shape.inputs) : -1;
+      r.poison = spec.poison_override >= 0 ? static_cast<uint8_t>(spec.poison_override)
+                 : runs.size() % 2              ? 0xA5
+                                                : 0xFF;  // NaN / -1 in every width, then an unlikely pattern
+      std::string set = special ? fmt::format("special input set {}", k - shape.inputs) : fmt::format("input set {}", k);
+      r.label = shape.label.empty() ? set : shape.label + ", " + set;
+      runs.push_back(std::move(r));
+    }
+  }
+  return runs;
+}
+
+std::vector<uint8_t> initial_buffer(const LaunchSpec& spec, size_t idx);  // from init only, below
+
 std::vector<uint8_t> make_buffer(const LaunchSpec& spec, size_t idx) {
+  const ArgSpec& s = spec.args.at(idx);
+  size_t esz = dtype_size(s.dtype);
+  if (s.direction == ArgSpec::Output) return std::vector<uint8_t>(s.count * esz, spec.poison);
+  std::vector<uint8_t> b = initial_buffer(spec, idx);
+  if (spec.special_variant < 0 || !s.special || s.init.kind == InitSpec::File) return b;
+  std::vector<uint64_t> edges = edge_values(s);
+  if (edges.empty()) return b;
+  // Variant 0 replaces about a quarter of the elements, variant 1 about one in 64, so that
+  // reductions see rows both dominated by and sprinkled with edge values.
+  const uint64_t one_in = spec.special_variant == 0 ? 4 : 64;
+  std::mt19937_64 rng(spec.seed * 7919u + idx * 104729u + static_cast<uint64_t>(spec.special_variant) + 1);
+  for (size_t i = 0; i < s.count; ++i) {
+    uint64_t r = rng();
+    if (r % one_in) continue;
+    uint64_t v = edges[(r / one_in) % edges.size()];
+    std::memcpy(b.data() + i * esz, &v, esz);  // little-endian: the low esz bytes
+  }
+  return b;
+}
+
+std::vector<uint8_t> initial_buffer(const LaunchSpec& spec, size_t idx) {
   const ArgSpec& s = spec.args.at(idx);
   size_t esz = dtype_size(s.dtype);
   std::vector<uint8_t> b(s.count * esz, 0);

@@ -1,4 +1,6 @@
-// Launch spec v1 (issue 4): which kernel, grid/block, dynamic LDS, arguments and their inputs.
+// Launch spec (docs/emulator.md "Launch spec"): which kernel, grid/block, dynamic LDS, arguments
+// and their inputs; v2 adds buffer directions (input/output/inout), comparison rules, guard zones,
+// several random input sets, edge-value ("special") sets and several launch shapes.
 // Parsed from YAML with yaml-cpp; every error names the file and the line (1-based).
 // Also the deterministic input generators (seeded) that fill buffers from `init`.
 #pragma once
@@ -19,14 +21,43 @@ struct InitSpec {
   std::string file;  // File: path to a .npy (relative paths are relative to the spec's folder)
 };
 
+// How an output buffer of a candidate must match the reference: bit for bit (default), within N
+// units in the last place, or |k1 - k0| <= atol + rtol * |k0|. NaN matches NaN; infinities match
+// only the same infinity.
+struct CompareSpec {
+  enum Kind { Exact, Ulp, Tolerance } kind = Exact;
+  uint64_t ulp = 0;
+  double rtol = 0, atol = 0;
+  std::string str() const;
+};
+
 struct ArgSpec {
   enum Kind { Buffer, Value, NullPointer } kind = Buffer;
+  // Input: the kernel must leave it unchanged. Output: poisoned before the run, compared after.
+  // InOut: initialised from `init`, compared after.
+  enum Direction { Input, Output, InOut } direction = Input;
   std::string name;   // optional
   std::string dtype;  // Buffer: element type; Value: scalar type
   uint64_t count = 0; // Buffer: elements
   InitSpec init;      // Buffer
+  CompareSpec compare;     // Output / InOut buffers
+  uint64_t guard = 256;    // Buffer: canary bytes before and after it
+  uint64_t align = 256;    // Buffer: device address alignment
+  bool special = true;     // Buffer: edge values are mixed in for special input sets
   std::string value;  // Value: the YAML scalar text
   int line = 0;       // 1-based line of this entry in the spec, for messages
+  bool compared() const { return kind == Buffer && direction != Input; }
+};
+
+// One extra launch shape (`launches:` list): overrides of the top-level grid/block/dynamic LDS, of
+// value arguments and of buffer counts (by argument name), e.g. to cover a partial last workgroup.
+struct LaunchShape {
+  std::string name;
+  std::array<uint32_t, 3> grid{}, block{};  // {0,0,0}: as at top level
+  int64_t dynamic_lds = -1;                 // -1: as at top level
+  std::vector<std::pair<size_t, std::string>> values;  // argument index, value text
+  std::vector<std::pair<size_t, uint64_t>> counts;     // argument index, element count
+  int line = 0;
 };
 
 struct LaunchSpec {
@@ -38,14 +69,34 @@ struct LaunchSpec {
   uint64_t seed = 0;
   std::vector<ArgSpec> args;
   int args_line = 0;
+  unsigned inputs = 1;       // random input sets (seeds seed, seed+1, ...)
+  bool special = false;      // add input sets that mix edge values into the inputs
+  std::vector<LaunchShape> launches;  // empty: the one top-level shape
+
+  // Set on concrete runs made by expand_runs(); the generators read them.
+  std::string label;         // "launch 0, input set 1"
+  int special_variant = -1;  // >= 0: mix edge values (variant selects the density)
+  uint8_t poison = 0xff;     // byte that fills output buffers before the run
+  int poison_override = -1;  // `poison:` in the spec: every run uses it (saved counterexamples)
+
+  bool has_outputs() const;
 };
+
+// Every concrete run a spec asks for: each launch shape (the top level when `launches` is empty)
+// with each input set (`inputs` random sets, then two special sets when `special`). Each result
+// has no `launches`, inputs = 1 and its own seed, label, special variant and poison byte; the
+// poison alternates between runs so a candidate that skips a write cannot match by luck.
+std::vector<LaunchSpec> expand_runs(const LaunchSpec& spec);
 
 // Throws asmevo::Error("...", "<path>:<line>") on malformed input or unknown keys.
 LaunchSpec load_launch_spec(const std::string& path);
 LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& path = "<string>");
 
-// Bytes of a buffer argument filled from its init, deterministically from (spec.seed, arg index).
+// Bytes of a buffer argument filled from its init, deterministically from (spec.seed, arg index);
+// edge values mixed in when spec.special_variant >= 0; output buffers hold spec.poison.
 std::vector<uint8_t> make_buffer(const LaunchSpec& spec, size_t arg_index);
+// Byte i of a guard zone (canary): a fixed, non-uniform pattern.
+inline uint8_t guard_canary(uint64_t i) { return static_cast<uint8_t>(0xC5u ^ ((i * 0x3Bu) & 0xffu)); }
 // Raw little-endian bits of a Value argument (size dtype_size(dtype)).
 uint64_t scalar_bits(const LaunchSpec& spec, size_t arg_index);
 

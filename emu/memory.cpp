@@ -16,6 +16,13 @@ uint64_t DeviceMemory::allocate(uint64_t size, const std::string& name, uint64_t
   return base;
 }
 
+uint64_t DeviceMemory::allocate_guarded(uint64_t size, uint64_t guard, const std::string& name, uint64_t align) {
+  uint64_t addr = (next_ + guard + align - 1) / align * align;
+  map_at(addr - guard, size + 2 * guard, {}, name, true);
+  next_ = addr + std::max<uint64_t>(size + guard, 1) + kGuard;
+  return addr;
+}
+
 void DeviceMemory::map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name,
                           bool writable) {
   uint64_t alloc = std::max<uint64_t>(size, 1);

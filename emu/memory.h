@@ -35,6 +35,10 @@ class DeviceMemory {
   DeviceMemory();
   // Allocates zeroed memory; returns its device address (aligned to `align`).
   uint64_t allocate(uint64_t size, const std::string& name, uint64_t align = 256, bool writable = true);
+  // Allocates a writable buffer of `size` bytes with `guard` accessible bytes before and after it
+  // (one region; the caller fills the guard zones with a canary); returns the buffer's address,
+  // aligned to `align`.
+  uint64_t allocate_guarded(uint64_t size, uint64_t guard, const std::string& name, uint64_t align);
   // Maps `size` bytes at exactly `base` (the loaded code object), first `init.size()` copied.
   void map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name, bool writable);
 

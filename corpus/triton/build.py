@@ -99,6 +99,7 @@ def check_spec(s):
         assert a["name"] == arg_name(p), f"{s['name']}: launch arg {a['name']} != parameter {p}"
         if t.startswith("*"):
             assert a.get("buffer") == PTR_DTYPES[t[1:]], f"{s['name']}: {p} is {t} but buffer {a.get('buffer')}"
+            assert ("init" in a) != bool(a.get("output")), f"{s['name']}: {p}: an output has no init, an input needs one"
             assert a["count"] <= 65536, f"{s['name']}: {p} has {a['count']} elements (keep <= 64K)"
         else:
             assert a.get("type") == SCALAR_TYPES[t][0], f"{s['name']}: {p} is {t} but type {a.get('type')}"
@@ -272,7 +273,7 @@ def gen_inputs(s, seed=1):
         if "buffer" not in a:
             vals[a["name"]] = a["value"]
             continue
-        init, n = a["init"], a["count"]
+        init, n = a.get("init", "zeros"), a["count"]  # outputs have no init (poisoned when emulated)
         if init == "zeros":
             v = np.zeros(n)
         elif "normal" in init:
@@ -405,11 +406,17 @@ def launch_yaml(launch, hidden_ptrs):
         lines.append(f"dynamic_lds: {shared[0]}")
     else:
         lines.append("dynamic_lds: {%s}" % ", ".join(f"{a}: {launch['shared'][a]}" for a in archs))
-    lines += ["seed: 1", "args:"]
+    lines += ["seed: 1", "inputs: 2", "special: true", "args:"]
     for a in launch["args"]:
         if "buffer" in a:
-            lines.append(f"  - {{name: {a['name']}, buffer: {a['buffer']}, count: {a['count']}, "
-                         f"init: {fmt_init(a['init'])}}}")
+            entry = f"  - {{name: {a['name']}, buffer: {a['buffer']}, count: {a['count']}"
+            if a.get("output"):
+                entry += ", output: true"  # poisoned before the run; no init
+            else:
+                entry += f", init: {fmt_init(a['init'])}"
+                if a.get("inout"):
+                    entry += ", inout: true"
+            lines.append(entry + "}")
         else:
             lines.append(f"  - {{name: {a['name']}, value: {fmt_num(a['value'])}, type: {a['type']}}}")
     lines += ["  - {pointer: null}"] * hidden_ptrs

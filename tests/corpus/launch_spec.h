@@ -1,4 +1,4 @@
-// Corpus launch specs (launch spec v1, corpus/hip/launch/<kernel>.yaml) as the corpus tests use
+// Corpus launch specs (docs/emulator.md "Launch spec", corpus/hip/launch/<kernel>.yaml) as the corpus tests use
 // them: parsed by emu/launch_spec.h and turned into reference arguments with the same inputs the
 // emulator gets.
 #pragma once

@@ -366,7 +366,7 @@ TEST_P(TritonFamilies, MatchesReference) {
     auto it = want.find(b.name);
     if (it == want.end()) continue;
     auto [atol, rtol] = ref.tol.at(b.name);
-    auto dev = L.launch->mem.bytes(b.address);
+    auto dev = L.launch->contents(b);
     Buf got{b.dtype, std::vector<uint8_t>(dev.begin(), dev.begin() + b.bytes)};
     ASSERT_EQ(got.size(), it->second.size()) << b.name;
     size_t bad = 0;

@@ -211,7 +211,7 @@ TEST_P(TritonDpp, MatchesReference) {
     if (it == want.end()) continue;
     ++checked;
     auto [atol, rtol] = ref.tol.at(b.name);
-    auto dev = launch->mem.bytes(b.address);
+    auto dev = launch->contents(b);
     std::vector<double> got = values(b.dtype, dev.data(), b.bytes);
     ASSERT_EQ(got.size(), it->second.size()) << b.name;
     size_t bad = 0;

@@ -66,7 +66,7 @@ TEST(CorpusLdsAtomicsTriton, MatmulMatchesReference) {
     for (const auto& buf : launch->buffers)
       if (buf.arg_index == 2) cbuf = &buf;
     ASSERT_NE(cbuf, nullptr);
-    auto c = launch->mem.bytes(cbuf->address);
+    auto c = launch->contents(*cbuf);
     int bad = 0;
     for (int i = 0; i < M && bad < 5; ++i)
       for (int j = 0; j < N && bad < 5; ++j) {
@@ -91,7 +91,7 @@ struct TritonRun {
   std::vector<uint8_t> input(size_t arg) const { return make_buffer(spec, arg); }
   std::span<uint8_t> output(size_t arg) const {
     for (const auto& b : launch->buffers)
-      if (b.arg_index == arg) return launch->mem.bytes(b.address);
+      if (b.arg_index == arg) return launch->contents(b);
     return {};
   }
 };

@@ -142,7 +142,7 @@ void run_fp8_quant(const std::string& arch, const std::string& kernel, lowp::F8 
   std::vector<uint8_t> out;
   std::vector<float> scale;
   for (const auto& b : launch->buffers) {
-    auto dev = launch->mem.bytes(b.address);
+    auto dev = launch->contents(b);
     if (b.name == "out") out.assign(dev.begin(), dev.begin() + b.bytes);
     if (b.name == "scale") scale.resize(b.bytes / 4), std::memcpy(scale.data(), dev.data(), b.bytes);
   }

@@ -100,12 +100,23 @@ TEST(EmuFault, OutOfRangeLoadNamesLaneAndAddress) {
   EXPECT_NE(msg.find("kernel k"), std::string::npos) << msg;
 }
 
-TEST(EmuFault, StorePastTheBufferEndFaults) {
-  // The buffer holds 64 dwords; lane 0 writes dword 64.
+TEST(EmuFault, StoreJustPastTheBufferEndBreaksTheGuardZone) {
+  // The buffer holds 64 dwords; lane 0 writes dword 64: inside the 256-byte guard zone (canary).
   std::string msg = expect_error("gfx942", R"(
   v_mov_b32 v30, s2
   v_mov_b32 v31, s3
   global_store_dword v[30:31], v0, off offset:256
+)");
+  EXPECT_NE(msg.find("guard zone of buffer"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at byte 256"), std::string::npos) << msg;
+}
+
+TEST(EmuFault, StorePastTheGuardZoneFaults) {
+  // Beyond the buffer and its guard zone nothing is mapped: a memory fault naming the lane.
+  std::string msg = expect_error("gfx942", R"(
+  v_mov_b32 v30, s2
+  v_mov_b32 v31, s3
+  global_store_dword v[30:31], v0, off offset:1024
 )");
   EXPECT_NE(msg.find("memory fault"), std::string::npos) << msg;
   EXPECT_NE(msg.find("lane 0"), std::string::npos) << msg;

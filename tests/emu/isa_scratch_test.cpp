@@ -124,7 +124,7 @@ amdhsa.kernels:
       "kernel: k\ngrid: [1, 1, 1]\nblock: [{}, 1, 1]\nargs:\n  - {{name: out, buffer: u32, count: {}}}\n", block, block * R));
   auto launch = prepare_launch(co, *k, spec, 1);
   run_launch(*launch, *prog, RunOptions{});
-  auto b = launch->mem.bytes(launch->buffers[0].address);
+  auto b = launch->contents(launch->buffers[0]);
   std::vector<uint32_t> r(b.size() / 4);
   std::memcpy(r.data(), b.data(), b.size());
   return r;

@@ -224,7 +224,7 @@ class Coverage(unittest.TestCase):
             for a in spec["args"]:
                 if "buffer" in a:
                     counts[a["name"]] = a["count"]
-                    init = a["init"]
+                    init = a.get("init", "zeros")
                     if isinstance(init, dict) and "ints" in init:
                         lo, hi = init["ints"]
                         args[a["name"]] = rng.integers(lo, hi, size=a["count"])  # hi exclusive: valid either way

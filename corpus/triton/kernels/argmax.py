@@ -32,7 +32,7 @@ SPECS = [dict(
     grid=[ROWS, 1, 1],
     args=[
         dict(name="logits", buffer="f32", count=ROWS * VOCAB, init={"normal": [0, 4]}),
-        dict(name="out", buffer="i32", count=ROWS, init="zeros"),
+        dict(name="out", buffer="i32", count=ROWS, output=True),
         dict(name="vocab", value=VOCAB, type="i32"),
     ],
 )]

@@ -50,7 +50,7 @@ SPECS = [dict(
         dict(name="q", buffer="f16", count=B * H * D, init={"normal": [0, 1]}),
         dict(name="k_cache", buffer="f16", count=B * MAX_SEQ * HKV * D, init={"normal": [0, 1]}),
         dict(name="v_cache", buffer="f16", count=B * MAX_SEQ * HKV * D, init={"normal": [0, 1]}),
-        dict(name="out", buffer="f16", count=B * H * D, init="zeros"),
+        dict(name="out", buffer="f16", count=B * H * D, output=True),
         dict(name="seq_lens", buffer="i32", count=B, init={"ints": [1, MAX_SEQ]}),
         dict(name="sm_scale", value=0.125, type="f32"),
         dict(name="max_seq", value=MAX_SEQ, type="i32"),

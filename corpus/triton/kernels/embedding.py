@@ -27,7 +27,7 @@ SPECS = [dict(
     args=[
         dict(name="ids", buffer="i32", count=T, init={"ints": [0, VOCAB - 1]}),
         dict(name="table", buffer="f16", count=VOCAB * DIM, init={"normal": [0, 1]}),
-        dict(name="out", buffer="f16", count=T * DIM, init="zeros"),
+        dict(name="out", buffer="f16", count=T * DIM, output=True),
         dict(name="dim", value=DIM, type="i32"),
     ],
 )]

@@ -46,8 +46,8 @@ def _spec(fn, triton_fp8, buffer_fp8, fp8_max, archs, optional_archs):
         optional_archs=optional_archs,  # tried, kept if Triton compiles them
         args=[
             dict(name="x", buffer="f16", count=ROWS * N_COLS, init={"normal": [0, 3]}),
-            dict(name="out", buffer=buffer_fp8, count=ROWS * N_COLS, init="zeros"),
-            dict(name="scale", buffer="f32", count=ROWS, init="zeros"),
+            dict(name="out", buffer=buffer_fp8, count=ROWS * N_COLS, output=True),
+            dict(name="scale", buffer="f32", count=ROWS, output=True),
             dict(name="n_cols", value=N_COLS, type="i32"),
         ],
     )

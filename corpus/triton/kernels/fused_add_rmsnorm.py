@@ -31,8 +31,8 @@ SPECS = [dict(
     num_warps=8,
     grid=[ROWS, 1, 1],
     args=[
-        dict(name="x", buffer="bf16", count=ROWS * N_COLS, init={"normal": [0, 1]}),
-        dict(name="residual", buffer="bf16", count=ROWS * N_COLS, init={"normal": [0, 1]}),
+        dict(name="x", buffer="bf16", count=ROWS * N_COLS, init={"normal": [0, 1]}, inout=True),
+        dict(name="residual", buffer="bf16", count=ROWS * N_COLS, init={"normal": [0, 1]}, inout=True),
         dict(name="w", buffer="bf16", count=N_COLS, init={"uniform": [0.5, 1.5]}),
         dict(name="n_cols", value=N_COLS, type="i32"),
         dict(name="eps", value=1e-5, type="f32"),

@@ -28,7 +28,7 @@ SPECS = [dict(
     args=[
         dict(name="x", buffer="f16", count=N, init={"normal": [0, 1]}),
         dict(name="y", buffer="f16", count=N, init={"normal": [0, 0.5]}),
-        dict(name="out", buffer="f16", count=N, init="zeros"),
+        dict(name="out", buffer="f16", count=N, output=True),
         dict(name="n", value=N, type="i32"),
     ],
 )]

@@ -53,7 +53,7 @@ SPECS = [dict(
     args=[
         dict(name="a", buffer="f16", count=M * K, init={"normal": [0, 1]}),
         dict(name="b", buffer="f16", count=K * N, init={"normal": [0, 1]}),
-        dict(name="c", buffer="f16", count=M * N, init="zeros"),
+        dict(name="c", buffer="f16", count=M * N, output=True),
         dict(name="M", value=M, type="i32"),
         dict(name="N", value=N, type="i32"),
         dict(name="K", value=K, type="i32"),

@@ -29,7 +29,7 @@ SPECS = [dict(
     args=[
         dict(name="x", buffer="f16", count=ROWS * N_COLS, init={"normal": [0, 1]}),
         dict(name="w", buffer="f16", count=N_COLS, init={"uniform": [0.5, 1.5]}),
-        dict(name="out", buffer="f16", count=ROWS * N_COLS, init="zeros"),
+        dict(name="out", buffer="f16", count=ROWS * N_COLS, output=True),
         dict(name="n_cols", value=N_COLS, type="i32"),
         dict(name="eps", value=1e-6, type="f32"),
     ],

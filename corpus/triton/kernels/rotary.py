@@ -44,8 +44,8 @@ SPECS = [dict(
     grid=[T, HQ, 1],
     args=[
         dict(name="positions", buffer="i64", count=T, init={"ints": [0, MAX_POS - 1]}),
-        dict(name="q", buffer="f16", count=T * HQ * D, init={"normal": [0, 1]}),
-        dict(name="k", buffer="f16", count=T * HKV * D, init={"normal": [0, 1]}),
+        dict(name="q", buffer="f16", count=T * HQ * D, init={"normal": [0, 1]}, inout=True),
+        dict(name="k", buffer="f16", count=T * HKV * D, init={"normal": [0, 1]}, inout=True),
         dict(name="cos_sin", buffer="f32", count=MAX_POS * D, init={"uniform": [-1, 1]}),
         dict(name="num_kv_heads", value=HKV, type="i32"),
         dict(name="q_token_stride", value=HQ * D, type="i32"),

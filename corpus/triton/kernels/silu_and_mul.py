@@ -25,7 +25,7 @@ SPECS = [dict(
     grid=[T, triton.cdiv(D, BLOCK), 1],
     args=[
         dict(name="x", buffer="bf16", count=T * 2 * D, init={"normal": [0, 1]}),
-        dict(name="out", buffer="bf16", count=T * D, init="zeros"),
+        dict(name="out", buffer="bf16", count=T * D, output=True),
         dict(name="d", value=D, type="i32"),
     ],
 )]

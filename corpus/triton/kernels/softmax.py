@@ -29,7 +29,7 @@ SPECS = [dict(
     grid=[ROWS, 1, 1],
     args=[
         dict(name="x", buffer="f32", count=ROWS * X_STRIDE, init={"normal": [0, 2]}),
-        dict(name="out", buffer="f32", count=ROWS * N_COLS, init="zeros"),
+        dict(name="out", buffer="f32", count=ROWS * N_COLS, output=True),
         dict(name="n_cols", value=N_COLS, type="i32"),
         dict(name="x_row_stride", value=X_STRIDE, type="i32"),
         dict(name="out_row_stride", value=N_COLS, type="i32"),

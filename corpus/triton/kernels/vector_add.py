@@ -24,7 +24,7 @@ SPECS = [dict(
     args=[
         dict(name="x", buffer="f32", count=N, init={"normal": [0, 1]}),
         dict(name="y", buffer="f32", count=N, init={"normal": [0, 1]}),
-        dict(name="out", buffer="f32", count=N, init="zeros"),
+        dict(name="out", buffer="f32", count=N, output=True),
         dict(name="n", value=N, type="i32"),
     ],
 )]

@@ -1,0 +1,186 @@
+// bench/mutants: the verifier's own benchmark. Generates mutants of corpus kernels
+// (bench/mutants/mutation.h), runs each through `verify` against the original and prints, per
+// operator, how many were killed (DIFFERENT / UNSAFE / FAULT) and how many survived, then every
+// survivor with its diff and the verdict under a stronger spec (16 random + 2 special input sets)
+// so a person can judge whether it is truly equivalent. Semantics-preserving rewrites must all be
+// EQUIVALENT. Figures are emulated.
+//
+//   mutants_bench [--arch gfx942] [--per-op N] [--rewrites N] [--kernels k1,k2] [--json FILE]
+#include <chrono>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "bench/mutants/corpus_kernels.h"
+#include "bench/mutants/mutation.h"
+#include "support/error.h"
+#include "support/file_io.h"
+#include "verify/verify.h"
+
+using namespace asmevo;
+
+namespace {
+
+struct Row {
+  size_t mutants = 0, unbuildable = 0, different = 0, unsafe = 0, fault = 0, error = 0, survived = 0;
+  size_t killed() const { return different + unsafe + fault; }
+};
+
+struct Args {
+  std::string arch = "gfx942";
+  size_t per_op = 6, rewrites = 4;
+  std::vector<std::string> kernels;
+  std::string json;
+};
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw Error("missing value after " + s);
+      return argv[++i];
+    };
+    if (s == "--arch") a.arch = value();
+    else if (s == "--per-op") a.per_op = std::stoul(value());
+    else if (s == "--rewrites") a.rewrites = std::stoul(value());
+    else if (s == "--json") a.json = value();
+    else if (s == "--kernels") {
+      std::string list = value();
+      for (size_t p = 0; p <= list.size();) {
+        size_t q = list.find(',', p);
+        if (q == std::string::npos) q = list.size();
+        if (q > p) a.kernels.push_back(list.substr(p, q - p));
+        p = q + 1;
+      }
+    } else
+      throw Error("unknown option " + s, "mutants_bench", "options: --arch A --per-op N --rewrites N --kernels a,b --json FILE");
+  }
+  return a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  Args args = parse_args(argc, argv);
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<mutants::CorpusKernel> kernels = mutants::corpus_kernels(args.arch, args.kernels);
+  auto backend = verify::make_emulator_backend();
+  std::map<std::string, Row> rows, rewrite_rows;
+  nlohmann::json survivors = nlohmann::json::array(), rejections = nlohmann::json::array();
+  nlohmann::json per_kernel = nlohmann::json::array();
+  verify::VerifyOptions fast;
+  fast.stop_at_first_difference = true;
+  fast.max_mismatches = 1;
+  for (const auto& k : kernels) {
+    codeobj::CodeObject co = codeobj::CodeObject::parse(read_file_bytes(k.code_object), k.code_object);
+    program::Program prog = program::Program::recover(co);
+    emu::LaunchSpec spec = emu::load_launch_spec(k.spec);
+    verify::Reference ref(*backend, co, {spec}, fast);
+    emu::LaunchSpec strong_spec = spec;
+    strong_spec.inputs = 16;
+    strong_spec.special = true;
+    std::unique_ptr<verify::Reference> strong;  // made on the first survivor
+    size_t kernel_mutants = 0, kernel_killed = 0;
+    auto run_set = [&](const std::vector<mutants::Mutant>& all, const std::vector<std::string>& ops, size_t cap, bool rewrite) {
+      for (const auto& op : ops) {
+        std::vector<const mutants::Mutant*> of_op;
+        for (const auto& m : all)
+          if (m.op == op) of_op.push_back(&m);
+        // Spread the sample over the kernel: every n-th candidate.
+        size_t step = std::max<size_t>(1, of_op.size() / std::max<size_t>(cap, 1));
+        size_t taken = 0;
+        for (size_t i = 0; i < of_op.size() && taken < cap; i += step) {
+          const mutants::Mutant& m = *of_op[i];
+          Row& row = (rewrite ? rewrite_rows : rows)[op];
+          std::vector<uint8_t> bytes;
+          try {
+            bytes = mutants::build_mutant(prog, m);
+          } catch (const Error&) {
+            ++row.unbuildable;
+            continue;  // not valid assembly (or over a limit): not a mutant
+          }
+          ++taken;
+          ++row.mutants;
+          codeobj::CodeObject k1 = codeobj::CodeObject::parse(std::move(bytes), k.kernel + "-mutant");
+          verify::VerifyReport r = verify::verify_candidate(ref, k1, fast);
+          nlohmann::json entry = {{"kernel", k.kernel}, {"op", op}, {"address", fmt::format("0x{:x}", m.address)},
+                                  {"diff", m.diff()}, {"verdict", verify::verdict_name(r.verdict)}, {"summary", r.summary}};
+          switch (r.verdict) {
+            case verify::Verdict::Different: ++row.different; break;
+            case verify::Verdict::Unsafe: ++row.unsafe; break;
+            case verify::Verdict::Fault: ++row.fault; break;
+            case verify::Verdict::Error: ++row.error; break;
+            case verify::Verdict::Equivalent: ++row.survived; break;
+          }
+          if (!rewrite) {
+            ++kernel_mutants;
+            kernel_killed += r.verdict != verify::Verdict::Equivalent && r.verdict != verify::Verdict::Error;
+          }
+          if (!rewrite && r.verdict == verify::Verdict::Equivalent) {
+            if (!strong) strong = std::make_unique<verify::Reference>(*backend, co, std::vector<emu::LaunchSpec>{strong_spec}, fast);
+            verify::VerifyReport s = verify::verify_candidate(*strong, k1, fast);
+            entry["strong_verdict"] = verify::verdict_name(s.verdict);
+            entry["strong_summary"] = s.summary;
+            survivors.push_back(entry);
+          }
+          if (rewrite && r.verdict != verify::Verdict::Equivalent) rejections.push_back(entry);
+        }
+      }
+    };
+    run_set(mutants::generate_mutants(prog, k.kernel), mutants::mutation_operators(), args.per_op, false);
+    run_set(mutants::generate_rewrites(prog, k.kernel), mutants::rewrite_operators(), args.rewrites, true);
+    per_kernel.push_back({{"kernel", k.kernel}, {"file", k.code_object}, {"mutants", kernel_mutants}, {"killed", kernel_killed}});
+    std::cerr << fmt::format("{:32s} {:4d} mutants, {:4d} killed\n", k.kernel, kernel_mutants, kernel_killed);
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  auto print_table = [](const std::string& title, const std::vector<std::string>& ops, const std::map<std::string, Row>& rs) {
+    std::cout << title << "\n";
+    std::cout << fmt::format("{:22s} {:>8s} {:>8s} {:>9s} {:>7s} {:>6s} {:>6s} {:>7s} {:>9s} {:>12s}\n", "operator", "mutants",
+                             "killed", "DIFFERENT", "UNSAFE", "FAULT", "ERROR", "EQUIV", "score", "unbuildable");
+    Row total;
+    for (const auto& op : ops) {
+      Row r = rs.count(op) ? rs.at(op) : Row{};
+      total.mutants += r.mutants, total.unbuildable += r.unbuildable, total.different += r.different, total.unsafe += r.unsafe,
+          total.fault += r.fault, total.error += r.error, total.survived += r.survived;
+      std::cout << fmt::format("{:22s} {:8d} {:8d} {:9d} {:7d} {:6d} {:6d} {:7d} {:8.1f}% {:12d}\n", op, r.mutants, r.killed(),
+                               r.different, r.unsafe, r.fault, r.error, r.survived,
+                               r.mutants ? 100.0 * r.killed() / r.mutants : 0.0, r.unbuildable);
+    }
+    std::cout << fmt::format("{:22s} {:8d} {:8d} {:9d} {:7d} {:6d} {:6d} {:7d} {:8.1f}% {:12d}\n", "total", total.mutants, total.killed(),
+                             total.different, total.unsafe, total.fault, total.error, total.survived,
+                             total.mutants ? 100.0 * total.killed() / total.mutants : 0.0, total.unbuildable);
+    return total;
+  };
+  std::cout << fmt::format("bench/mutants on {} ({} kernels, emulated verification, {:.1f} s)\n\n", args.arch, kernels.size(), seconds);
+  Row mt = print_table("Mutants (killed = DIFFERENT + UNSAFE + FAULT; score = killed / mutants)", mutants::mutation_operators(), rows);
+  std::cout << "\n";
+  Row rt = print_table("Semantics-preserving rewrites (every one must be EQUIVALENT)", mutants::rewrite_operators(), rewrite_rows);
+  std::cout << fmt::format("\nfalse rejections: {} of {}\n", rt.mutants - rt.survived, rt.mutants);
+  std::cout << fmt::format("\nSurvivors ({}), with the verdict under 16 random + 2 special input sets:\n", survivors.size());
+  for (const auto& s : survivors)
+    std::cout << fmt::format("--- {} {} at {}: strong verify {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
+                             s["address"].get<std::string>(), s["strong_verdict"].get<std::string>(), s["diff"].get<std::string>());
+  for (const auto& s : rejections)
+    std::cout << fmt::format("--- REJECTED REWRITE {} {} at {}: {} {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
+                             s["address"].get<std::string>(), s["verdict"].get<std::string>(), s["summary"].get<std::string>(),
+                             s["diff"].get<std::string>());
+  if (!args.json.empty()) {
+    nlohmann::json j = {{"schema", "asmevo.mutants/1"}, {"arch", args.arch}, {"seconds", seconds}, {"kernels", per_kernel},
+                        {"survivors", survivors}, {"rejected_rewrites", rejections}};
+    for (const auto& [op, r] : rows)
+      j["operators"][op] = {{"mutants", r.mutants}, {"killed", r.killed()}, {"different", r.different}, {"unsafe", r.unsafe},
+                            {"fault", r.fault}, {"error", r.error}, {"survived", r.survived}, {"unbuildable", r.unbuildable}};
+    for (const auto& [op, r] : rewrite_rows)
+      j["rewrites"][op] = {{"total", r.mutants}, {"equivalent", r.survived}, {"unbuildable", r.unbuildable}};
+    write_file_atomic(args.json, j.dump(2) + "\n");
+  }
+  (void)mt;
+  return 0;
+} catch (const Error& e) {
+  std::cerr << e.format() << "\n";
+  return e.exit_code();
+}

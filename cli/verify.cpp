@@ -1,0 +1,85 @@
+#include "cli/verify.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "codeobj/code_object.h"
+#include "support/error.h"
+#include "support/file_io.h"
+#include "verify/verify.h"
+
+namespace asmevo::cli {
+
+CLI::App* add_verify_command(CLI::App& app, VerifyCommandOptions& o) {
+  auto* cmd = app.add_subcommand(
+      "verify", "Check that K1 behaves exactly like K0 under the spec's launches (exit 0 EQUIVALENT, 10 DIFFERENT, "
+                "11 UNSAFE, 12 FAULT, 2 ERROR; docs/verify.md)");
+  cmd->add_option("k0", o.k0, "the original code object (the reference)")->required();
+  cmd->add_option("k1", o.k1, "the candidate code object")->required();
+  cmd->add_option("--launch", o.launches, "launch spec (YAML, docs/emulator.md); repeat for several")->required();
+  cmd->add_option("--regressions", o.regressions, "also run every saved counterexample in this folder (*/spec.yaml)");
+  cmd->add_option("--counterexamples", o.counterexamples, "save every input set that exposes a difference into this folder");
+  cmd->add_flag("--json", o.json, "machine-readable report (schema asmevo.verify/1)");
+  cmd->add_flag("--no-static", o.no_static, "skip the static safety checks (not recommended)");
+  cmd->add_option("--threads", o.threads, "emulator worker threads (0: all cores); verdicts do not depend on it");
+  cmd->add_option("--max-mismatches", o.max_mismatches, "mismatches to list (all are counted)");
+  return cmd;
+}
+
+namespace {
+
+codeobj::CodeObject load_one(const std::string& path) {
+  auto bytes = read_file_bytes(path);
+  return codeobj::CodeObject::parse(std::move(bytes), path);
+}
+
+std::vector<std::string> regression_specs(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) throw Error("not a folder", dir, "give the folder that --counterexamples wrote");
+  std::vector<std::string> specs;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory() && e.path().filename().string()[0] != '.' && fs::exists(e.path() / "spec.yaml"))
+      specs.push_back((e.path() / "spec.yaml").string());
+  std::sort(specs.begin(), specs.end());
+  return specs;
+}
+
+}  // namespace
+
+int run_verify(const VerifyCommandOptions& o) {
+  verify::VerifyOptions vo;
+  vo.static_checks = !o.no_static;
+  vo.max_mismatches = o.max_mismatches;
+  vo.counterexample_dir = o.counterexamples;
+  verify::VerifyReport report;
+  try {
+    codeobj::CodeObject k0 = load_one(o.k0);
+    codeobj::CodeObject k1 = load_one(o.k1);
+    std::vector<emu::LaunchSpec> specs;
+    for (const auto& p : o.launches) specs.push_back(emu::load_launch_spec(p));
+    if (!o.regressions.empty()) {
+      for (const auto& p : regression_specs(o.regressions)) {
+        emu::LaunchSpec s = emu::load_launch_spec(p);
+        if (!specs.empty() && s.kernel != specs[0].kernel) continue;  // counterexamples of other kernels
+        specs.push_back(std::move(s));
+      }
+    }
+    auto backend = verify::make_emulator_backend(o.threads);
+    verify::Reference ref(*backend, k0, specs, vo);
+    report = verify::verify_candidate(ref, k1, vo);
+  } catch (const Error& e) {
+    if (e.exit_code() == kExitInternal) throw;
+    report.verdict = verify::Verdict::Error;
+    report.summary = e.format();
+    report.k0_name = o.k0;
+    report.k1_name = o.k1;
+  }
+  if (o.json) std::cout << report.to_json().dump(2) << "\n";
+  else std::cout << report.to_text();
+  return report.exit_code();
+}
+
+}  // namespace asmevo::cli

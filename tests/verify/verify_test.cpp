@@ -1,0 +1,327 @@
+// verify/verify.h on real code objects: the corpus vector_add (gfx942) and edits of it made with
+// the program editor, one per verdict; guard zones, poison, counterexamples, the CLI's exit codes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "bench/mutants/mutation.h"
+#include "codeobj/code_object.h"
+#include "emu/launch_spec.h"
+#include "support/error.h"
+#include "support/file_io.h"
+#include "tests/support/corpus_files.h"
+#include "verify/counterexample.h"
+#include "verify/verify.h"
+
+using namespace asmevo;
+namespace fs = std::filesystem;
+using verify::Verdict;
+
+namespace {
+
+const std::string kObject = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/vector_add.co";
+
+const char* kSpec = R"(kernel: vector_add
+grid: [17, 1, 1]
+block: [256, 1, 1]
+seed: 1
+inputs: 2
+special: true
+launches:
+  - {name: full}
+  - {name: tail, grid: [2, 1, 1], values: {n: 300}, counts: {a: 300, b: 300, out: 300}}
+args:
+  - {name: a, buffer: f32, count: 4321, init: {normal: [0, 1]}}
+  - {name: b, buffer: f32, count: 4321, init: {uniform: [-1, 1]}}
+  - {name: out, buffer: f32, count: 4321, output: true}
+  - {name: n, value: 4321, type: i32}
+)";
+
+codeobj::CodeObject original() { return codeobj::CodeObject::parse(read_file_bytes(kObject), kObject); }
+
+// K0 with the line containing `find` replaced by `replacement` (empty: deleted).
+codeobj::CodeObject edited(const std::vector<std::pair<std::string, std::string>>& edits) {
+  auto p = program::Program::recover(original());
+  mutants::Mutant m;
+  const program::Function* f = p.function("vector_add");
+  for (const auto& [find, replacement] : edits) {
+    bool found = false;
+    for (size_t i = f->begin; i < f->end && !found; ++i)
+      if (p.text_line(i).inst && p.text_line(i).text.find(find) != std::string::npos) {
+        m.edits.push_back({i, replacement, false, p.text_line(i).text});
+        found = true;
+      }
+    if (!found) throw std::runtime_error("no line contains " + find);
+  }
+  return codeobj::CodeObject::parse(mutants::build_mutant(p, m), "edited.co");
+}
+
+struct Fixture {
+  codeobj::CodeObject k0 = original();
+  std::unique_ptr<verify::Backend> backend = verify::make_emulator_backend(2);
+  std::unique_ptr<verify::Reference> ref;
+  explicit Fixture(const std::string& spec = kSpec, verify::VerifyOptions o = {}) {
+    ref = std::make_unique<verify::Reference>(*backend, k0, std::vector<emu::LaunchSpec>{emu::parse_launch_spec_text(spec, "spec.yaml")}, o);
+  }
+  verify::VerifyReport check(const codeobj::CodeObject& k1, verify::VerifyOptions o = {}) { return verify::verify_candidate(*ref, k1, o); }
+};
+
+std::string error_of_reference(const std::string& spec) {
+  try {
+    Fixture f(spec);
+  } catch (const Error& e) {
+    return e.format();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(VerifyTest, OriginalIsEquivalentToItself) {
+  Fixture f;
+  EXPECT_EQ(f.ref->runs().size(), 8u);  // 2 launch shapes x (2 random + 2 special) sets
+  auto r = f.check(f.k0);
+  EXPECT_EQ(r.verdict, Verdict::Equivalent) << r.to_text();
+  EXPECT_EQ(r.runs_done, 8u);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.figure_kind, "emulated");
+}
+
+TEST(VerifyTest, RebuiltOriginalIsEquivalent) {
+  Fixture f;
+  auto same = edited({{"v_add_f32_e32 v2, v6, v7", "v_add_f32_e32 v2, v7, v6"}});  // commutative
+  EXPECT_EQ(f.check(same).verdict, Verdict::Equivalent);
+}
+
+TEST(VerifyTest, WrongArithmeticIsDifferentWithTheFirstMismatch) {
+  Fixture f;
+  auto r = f.check(edited({{"v_add_f32_e32 v2, v6, v7", "v_sub_f32_e32 v2, v6, v7"}}));
+  ASSERT_EQ(r.verdict, Verdict::Different) << r.to_text();
+  EXPECT_EQ(r.exit_code(), 10);
+  ASSERT_FALSE(r.mismatches.empty());
+  const auto& m = r.mismatches[0];
+  EXPECT_EQ(m.buffer, "out");
+  EXPECT_EQ(m.kind, "output");
+  EXPECT_EQ(m.index, 0);
+  EXPECT_EQ(m.run_label, "launch full, input set 0");
+  EXPECT_NE(m.k0, m.k1);
+  EXPECT_EQ(r.differing_runs.size(), 8u);  // the CLI default: every run is tried
+  EXPECT_LE(r.mismatches.size(), 10u);
+  EXPECT_GT(r.mismatch_count, 4000u);
+}
+
+TEST(VerifyTest, StopAtFirstDifference) {
+  Fixture f;
+  verify::VerifyOptions o;
+  o.stop_at_first_difference = true;
+  auto r = f.check(edited({{"v_add_f32_e32 v2, v6, v7", "v_sub_f32_e32 v2, v6, v7"}}), o);
+  EXPECT_EQ(r.verdict, Verdict::Different);
+  EXPECT_EQ(r.runs_done, 1u);
+}
+
+TEST(VerifyTest, DifferenceOnlyOnEdgeValuesIsFound) {
+  // min(a + b, FLT_MAX) before the store equals a + b unless the sum is +Inf or NaN (IEEE-mode
+  // v_min_f32 returns the non-NaN operand): random normal inputs cannot expose it, the special
+  // sets (with infinities and NaNs mixed in) must.
+  Fixture f;
+  auto p = program::Program::recover(f.k0);
+  const program::Function* fn = p.function("vector_add");
+  size_t store = 0;
+  for (size_t i = fn->begin; i < fn->end; ++i)
+    if (p.text_line(i).inst && p.text_line(i).text.find("global_store_dword") != std::string::npos) store = i;
+  mutants::Mutant m;
+  m.edits.push_back({store, "v_min_f32_e32 v2, 0x7f7fffff, v2", true, {}});
+  auto clamped = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "clamped.co");
+  std::string random_only = kSpec;
+  random_only.replace(random_only.find("special: true"), 13, "special: false");
+  Fixture weak(random_only);
+  EXPECT_EQ(weak.check(clamped).verdict, Verdict::Equivalent) << "random sets alone cannot see it";
+  auto r = f.check(clamped);
+  ASSERT_EQ(r.verdict, Verdict::Different) << r.to_text();
+  EXPECT_NE(r.mismatches[0].run_label.find("special"), std::string::npos);
+  EXPECT_EQ(r.mismatches[0].k1, "3.4028234663852886e+38 (0x7f7fffff)");
+}
+
+TEST(VerifyTest, StoreOutsideTheBufferBreaksTheGuardZone) {
+  Fixture f;
+  auto r = f.check(edited({{"global_store_dword v[0:1], v2, off", "global_store_dword v[0:1], v2, off offset:16"}}));
+  ASSERT_EQ(r.verdict, Verdict::Different) << r.to_text();
+  bool guard = false;
+  for (const auto& m : r.mismatches) guard |= m.kind == "guard zone" && m.buffer == "out" && m.index >= 4321 * 4;
+  EXPECT_TRUE(guard) << r.to_text();
+}
+
+TEST(VerifyTest, MissingStoreLeavesPoisonThatIsCaught) {
+  Fixture f;
+  auto r = f.check(edited({{"global_store_dword v[0:1], v2, off", "s_nop 0"}}));
+  ASSERT_EQ(r.verdict, Verdict::Different) << r.to_text();
+  EXPECT_EQ(r.mismatches[0].k1, "-nan (0xffffffff)");  // first run's poison
+  // The second run uses the other poison byte.
+  bool second_poison = false;
+  for (const auto& m : r.mismatches) second_poison |= m.k1.find("0xa5a5a5a5") != std::string::npos;
+  verify::VerifyOptions all;
+  all.max_mismatches = 100000;
+  auto full = f.check(edited({{"global_store_dword v[0:1], v2, off", "s_nop 0"}}), all);
+  for (const auto& m : full.mismatches) second_poison |= m.k1.find("0xa5a5a5a5") != std::string::npos;
+  EXPECT_TRUE(second_poison);
+}
+
+TEST(VerifyTest, WritingAnInputIsDifferent) {
+  Fixture f;
+  // Store into a (v[4:5] holds &a[i]) instead of out.
+  auto r = f.check(edited({{"global_store_dword v[0:1], v2, off", "global_store_dword v[4:5], v2, off"}}));
+  ASSERT_EQ(r.verdict, Verdict::Different) << r.to_text();
+  bool input = false;
+  for (const auto& m : r.mismatches) input |= m.kind == "input modified" && m.buffer == "a";
+  EXPECT_TRUE(input) << r.to_text();
+}
+
+TEST(VerifyTest, MissingWaitIsUnsafeBeforeAnyRun) {
+  Fixture f;
+  auto r = f.check(edited({{"s_waitcnt vmcnt(0)", ""}}));
+  ASSERT_EQ(r.verdict, Verdict::Unsafe) << r.to_text();
+  EXPECT_EQ(r.exit_code(), 11);
+  EXPECT_EQ(r.runs_done, 0u);
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations[0].rule, "waitcnt.raw");
+  EXPECT_NE(r.violations[0].text.find("v_add_f32"), std::string::npos);
+  // Without the static gate the emulator's strict waitcnt model faults at run time.
+  verify::VerifyOptions no_static;
+  no_static.static_checks = false;
+  auto dyn = f.check(edited({{"s_waitcnt vmcnt(0)", ""}}), no_static);
+  EXPECT_EQ(dyn.verdict, Verdict::Fault) << dyn.to_text();
+  EXPECT_NE(dyn.fault.find("waitcnt violation"), std::string::npos);
+}
+
+TEST(VerifyTest, AnotherKernelBreaksTheAbi) {
+  Fixture f;
+  const std::string relu = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/relu.co";
+  auto other = codeobj::CodeObject::parse(read_file_bytes(relu), relu);
+  auto r = f.check(other);
+  EXPECT_EQ(r.verdict, Verdict::Unsafe) << r.to_text();
+  ASSERT_FALSE(r.abi_breaks.empty());
+}
+
+TEST(VerifyTest, WildStoreFaults) {
+  Fixture f;
+  auto r = f.check(edited({{"global_store_dword v[0:1], v2, off", "global_store_dword v[0:1], v2, off offset:-4000"}}));
+  ASSERT_EQ(r.verdict, Verdict::Fault) << r.to_text();
+  EXPECT_EQ(r.exit_code(), 12);
+  EXPECT_NE(r.fault.find("memory fault"), std::string::npos);
+  EXPECT_EQ(r.fault_run, "launch full, input set 0");
+}
+
+TEST(VerifyTest, EndlessLoopHitsTheStepLimit) {
+  Fixture f;
+  auto p = program::Program::recover(f.k0);
+  const program::Function* fn = p.function("vector_add");
+  size_t end = 0;
+  std::string label;
+  for (size_t i = fn->begin; i < fn->end; ++i) {
+    if (p.text_line(i).kind == program::Line::Label) label = p.text_line(i).text;
+    if (p.text_line(i).inst && p.text_line(i).text == "s_endpgm") {
+      end = i;
+      break;
+    }
+  }
+  ASSERT_FALSE(label.empty());
+  mutants::Mutant m;
+  m.edits.push_back({end, "s_branch " + label, false, "s_endpgm"});
+  auto loop = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "loop.co");
+  auto r = f.check(loop);
+  ASSERT_EQ(r.verdict, Verdict::Fault) << r.to_text();
+  EXPECT_NE(r.summary.find("step limit"), std::string::npos);
+}
+
+TEST(VerifyTest, BadSpecsAreErrors) {
+  std::string no_output = kSpec;
+  no_output.replace(no_output.find("output: true"), 12, "init: zeros");
+  EXPECT_NE(error_of_reference(no_output).find("nothing to compare"), std::string::npos);
+
+  std::string out_as_input = kSpec;  // out declared input, but it has an output elsewhere: make a an output
+  out_as_input.replace(out_as_input.find("{name: out, buffer: f32, count: 4321, output: true}"), 51,
+                       "{name: out, buffer: f32, count: 4321, init: zeros}");
+  out_as_input.replace(out_as_input.find("{name: b, buffer: f32, count: 4321, init: {uniform: [-1, 1]}}"), 61,
+                       "{name: b, buffer: f32, count: 4321, output: true}");
+  EXPECT_NE(error_of_reference(out_as_input).find("which the spec declares as an input"), std::string::npos);
+
+  std::string too_small = kSpec;
+  too_small.replace(too_small.find("{name: out, buffer: f32, count: 4321"), 36, "{name: out, buffer: f32, count: 4300");
+  EXPECT_NE(error_of_reference(too_small).find("writes outside buffer out"), std::string::npos);
+
+  std::string zeros = kSpec;
+  zeros.replace(zeros.find("init: {normal: [0, 1]}"), 22, "init: zeros");
+  zeros.replace(zeros.find("init: {uniform: [-1, 1]}"), 24, "init: zeros");
+  zeros.replace(zeros.find("special: true"), 13, "special: false");
+  EXPECT_NE(error_of_reference(zeros).find("all zeros"), std::string::npos);
+
+  std::string wrong_args = kSpec;
+  wrong_args += "  - {name: extra, value: 1, type: i32}\n";
+  EXPECT_NE(error_of_reference(wrong_args).find("the spec lists 5 arguments"), std::string::npos);
+}
+
+TEST(VerifyTest, CounterexamplesAreSavedAndReusable) {
+  fs::path dir = asmevo::testing::scratch_dir("verify", "counterexamples");
+  fs::remove_all(dir);
+  Fixture f;
+  verify::VerifyOptions o;
+  o.counterexample_dir = dir.string();
+  auto sub = edited({{"v_add_f32_e32 v2, v6, v7", "v_sub_f32_e32 v2, v6, v7"}});
+  auto r = f.check(sub, o);
+  ASSERT_EQ(r.verdict, Verdict::Different);
+  ASSERT_EQ(r.counterexamples.size(), 8u);
+  fs::path first = r.counterexamples[0];
+  EXPECT_TRUE(fs::exists(first / "spec.yaml"));
+  EXPECT_TRUE(fs::exists(first / "inputs" / "a.npy"));
+  EXPECT_TRUE(fs::exists(first / "inputs" / "b.npy"));
+  EXPECT_FALSE(fs::exists(first / "inputs" / "out.npy"));  // outputs are poisoned, not inputs
+  EXPECT_TRUE(fs::exists(first / "expected" / "out.npy"));
+  EXPECT_TRUE(fs::exists(first / "candidate" / "out.npy"));
+  // Saved again: the same folders, nothing new.
+  auto again = f.check(sub, o);
+  EXPECT_EQ(again.counterexamples, r.counterexamples);
+  size_t folders = 0;
+  for (const auto& e : fs::directory_iterator(dir)) folders += e.is_directory();
+  EXPECT_EQ(folders, 8u);
+  // The saved spec reproduces the difference on its own, with the exact inputs.
+  emu::LaunchSpec saved = emu::load_launch_spec((first / "spec.yaml").string());
+  auto backend = verify::make_emulator_backend(2);
+  verify::Reference regression(*backend, f.k0, {saved});
+  EXPECT_EQ(regression.runs().size(), 1u);
+  EXPECT_EQ(regression.outcomes()[0].buffers[0].before, f.ref->outcomes()[0].buffers[0].before);
+  EXPECT_EQ(verify::verify_candidate(regression, sub).verdict, Verdict::Different);
+  EXPECT_EQ(verify::verify_candidate(regression, f.k0).verdict, Verdict::Equivalent);
+  // Added to a reference, it becomes one more run for every later candidate.
+  size_t before = f.ref->runs().size();
+  f.ref->add_spec(saved);
+  EXPECT_EQ(f.ref->runs().size(), before + 1);
+}
+
+TEST(VerifyTest, CliExitCodesAndJson) {
+  fs::path dir = asmevo::testing::scratch_dir("verify", "cli");
+  std::string spec = (dir / "spec.yaml").string();
+  write_file_atomic(spec, std::string(kSpec));
+  auto sub = edited({{"v_add_f32_e32 v2, v6, v7", "v_sub_f32_e32 v2, v6, v7"}});
+  std::string k1 = (dir / "sub.co").string();
+  write_file_atomic(k1, sub.elf().image());
+  auto run = [&](const std::string& args, std::string* out) {
+    return asmevo::testing::run_shell(std::string(ASMEVO_CLI) + " verify " + args + " 2>&1", out);
+  };
+  std::string out;
+  EXPECT_EQ(run(kObject + " " + kObject + " --launch " + spec, &out), 0) << out;
+  EXPECT_NE(out.find("verdict: EQUIVALENT"), std::string::npos) << out;
+  EXPECT_EQ(run(kObject + " " + k1 + " --launch " + spec + " --json", &out), 10) << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["schema"], "asmevo.verify/1");
+  EXPECT_EQ(j["verdict"], "DIFFERENT");
+  EXPECT_EQ(j["figures"], "emulated");
+  EXPECT_EQ(j["mismatches"][0]["buffer"], "out");
+  std::string cex = (dir / "cex").string();
+  fs::remove_all(cex);
+  EXPECT_EQ(run(kObject + " " + k1 + " --launch " + spec + " --counterexamples " + cex, &out), 10) << out;
+  EXPECT_EQ(run(kObject + " " + kObject + " --launch " + spec + " --regressions " + cex + " --json", &out), 0) << out;
+  EXPECT_EQ(nlohmann::json::parse(out)["runs_total"], 16);
+  EXPECT_EQ(run(kObject + " " + k1 + " --launch " + dir.string() + "/missing.yaml", &out), 2) << out;
+  EXPECT_NE(out.find("verdict: ERROR"), std::string::npos) << out;
+}

@@ -1,0 +1,60 @@
+// Where a kernel runs for verification. Verification needs only "run this launch and give me
+// every buffer and its guard zones back, or tell me it faulted or hung"; the emulator implements
+// it now, a HIP backend on real GPUs later. Every figure a backend produces says what it is.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codeobj/code_object.h"
+#include "emu/executor.h"
+#include "emu/launch_spec.h"
+
+namespace asmevo::verify {
+
+// One buffer argument after a run.
+struct BufferResult {
+  size_t arg_index = 0;
+  std::string label, dtype;
+  emu::ArgSpec::Direction direction = emu::ArgSpec::Input;
+  emu::CompareSpec compare;
+  std::vector<uint8_t> before;  // as the kernel saw it at launch
+  std::vector<uint8_t> after;
+  std::optional<int64_t> broken_guard;  // first changed guard byte, offset from the buffer's start
+};
+
+struct RunOutcome {
+  enum Status { Completed, Faulted, StepLimit } status = Completed;
+  std::string message;  // for Faulted / StepLimit: the formatted error
+  std::vector<BufferResult> buffers;
+  uint64_t instructions = 0, max_wave_instructions = 0;
+  double seconds = 0;
+};
+
+// A kernel made ready to run (decoded once, run many times).
+class LoadedKernel {
+ public:
+  virtual ~LoadedKernel() = default;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // What its figures are: "emulated" (functional emulator) or "measured" (hardware).
+  virtual std::string figure_kind() const = 0;
+  // Throws asmevo::Error when the kernel cannot run here at all (unsupported instruction).
+  virtual std::unique_ptr<LoadedKernel> load(const codeobj::CodeObject& co, const std::string& kernel) = 0;
+  // Runs one concrete launch (emu::expand_runs). Faults and step-limit stops are outcomes;
+  // a launch the spec describes wrongly throws asmevo::Error.
+  // `schedule`: the order in which a workgroup's waves take turns (emulators only; hardware
+  // picks its own).
+  virtual RunOutcome run(const LoadedKernel& kernel, const emu::LaunchSpec& run, uint64_t max_wave_instructions,
+                         emu::WaveSchedule schedule = emu::WaveSchedule::InOrder) = 0;
+};
+
+// The gfx9 functional emulator (emu/). `threads`: worker threads per run (0: all cores).
+std::unique_ptr<Backend> make_emulator_backend(unsigned threads = 0);
+
+}  // namespace asmevo::verify

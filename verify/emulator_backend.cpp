@@ -1,0 +1,88 @@
+// verify::Backend on the functional emulator.
+#include <algorithm>
+#include <thread>
+
+#include "emu/dispatch.h"
+#include "emu/executor.h"
+#include "emu/program.h"
+#include "program/decoder.h"
+#include "support/error.h"
+#include "verify/backend.h"
+
+namespace asmevo::verify {
+namespace {
+
+struct EmulatedKernel : LoadedKernel {
+  const codeobj::CodeObject* co = nullptr;
+  const codeobj::Kernel* kernel = nullptr;
+  std::unique_ptr<program::Decoder> decoder;
+  std::unique_ptr<emu::Program> program;
+};
+
+class EmulatorBackend : public Backend {
+ public:
+  explicit EmulatorBackend(unsigned threads) : threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+
+  std::string figure_kind() const override { return "emulated"; }
+
+  std::unique_ptr<LoadedKernel> load(const codeobj::CodeObject& co, const std::string& name) override {
+    auto k = std::make_unique<EmulatedKernel>();
+    k->co = &co;
+    k->kernel = co.kernel(name);
+    if (!k->kernel) throw Error("no kernel named " + name, co.elf().name());
+    k->decoder = std::make_unique<program::Decoder>(co.target());
+    k->program = emu::Program::build(co, *k->kernel, *k->decoder);
+    return k;
+  }
+
+  RunOutcome run(const LoadedKernel& loaded, const emu::LaunchSpec& spec, uint64_t max_wave_instructions,
+                 emu::WaveSchedule schedule) override {
+    const auto& k = static_cast<const EmulatedKernel&>(loaded);
+    auto launch = emu::prepare_launch(*k.co, *k.kernel, spec, threads_);
+    RunOutcome out;
+    for (const auto& b : launch->buffers) {
+      BufferResult r;
+      r.arg_index = b.arg_index;
+      r.label = b.label();
+      r.dtype = b.dtype;
+      r.direction = spec.args[b.arg_index].direction;
+      r.compare = spec.args[b.arg_index].compare;
+      auto view = launch->contents(b);
+      r.before.assign(view.begin(), view.end());
+      out.buffers.push_back(std::move(r));
+    }
+    emu::RunOptions options;
+    options.threads = threads_;
+    options.max_wave_instructions = max_wave_instructions;
+    options.schedule = schedule;
+    try {
+      emu::RunResult rr = emu::run_launch(*launch, *k.program, options);
+      out.instructions = rr.stats.total();
+      out.max_wave_instructions = rr.stats.max_wave_instructions;
+      out.seconds = rr.wall_seconds;
+    } catch (const emu::StepLimitError& e) {
+      out.status = RunOutcome::StepLimit;
+      out.message = e.format();
+    } catch (const Error& e) {
+      if (e.exit_code() != kExitFailure) throw;  // unsupported instruction, internal error: not a fault of the kernel
+      out.status = RunOutcome::Faulted;
+      out.message = e.format();
+    }
+    for (size_t i = 0; i < launch->buffers.size(); ++i) {
+      const auto& b = launch->buffers[i];
+      auto view = launch->contents(b);
+      out.buffers[i].after.assign(view.begin(), view.end());
+      out.buffers[i].broken_guard = launch->first_broken_guard(b);
+    }
+    return out;
+  }
+
+ private:
+  unsigned threads_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_emulator_backend(unsigned threads) { return std::make_unique<EmulatorBackend>(threads); }
+
+}  // namespace asmevo::verify

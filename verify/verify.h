@@ -1,0 +1,116 @@
+// Differential verification (docs/verify.md): a candidate K1 is accepted only if it behaves like
+// the original K0 under identical launches. Order of the gates, cheapest first:
+//   1. ABI: K1 can replace K0 under every launch (build::abi_diff).
+//   2. Static safety of K1 (check/): waitcnt, manually inserted wait states, resources —
+//      findings K0 itself has at the same instruction are not held against K1.
+//   3. Every concrete run of the spec (launch shapes x input sets, emu::expand_runs) on the same
+//      backend: output buffers poisoned, guard zones filled with a canary; afterwards outputs are
+//      compared (per `compare`), inputs must be unchanged, guard zones intact, and K1 must neither
+//      fault nor run past a step limit derived from K0's longest wave. K1's runs rotate through
+//      the emulator's wave schedules, so a missing barrier shows up.
+// K0's runs are done once (Reference) and reused for every candidate.
+#pragma once
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "build/abi_diff.h"
+#include "check/violation.h"
+#include "codeobj/code_object.h"
+#include "emu/launch_spec.h"
+#include "verify/backend.h"
+
+namespace asmevo::verify {
+
+enum class Verdict { Equivalent, Different, Unsafe, Fault, Error };
+const char* verdict_name(Verdict v);  // "EQUIVALENT", ...
+// Exit status of `asmevo verify`: 0 EQUIVALENT, 10 DIFFERENT, 11 UNSAFE, 12 FAULT, 2 ERROR.
+int verdict_exit_code(Verdict v);
+
+struct Mismatch {
+  size_t run = 0;          // index into Reference::runs()
+  std::string run_label;   // "launch 0, input set 1"
+  std::string buffer;      // label of the buffer argument
+  std::string kind;        // "output", "input modified", "guard zone"
+  int64_t index = 0;       // element index (output / input); byte offset from the buffer's start (guard)
+  std::string k0, k1;      // the values (elements formatted by dtype, guard bytes in hex)
+};
+
+struct VerifyOptions {
+  bool static_checks = true;
+  size_t max_mismatches = 10;       // mismatches listed (all are counted)
+  bool stop_at_first_difference = false;  // the optimizer's fast path; the CLI runs every set
+  std::string counterexample_dir;   // save exposing input sets here (empty: do not save)
+  // Candidate runs take turns between the wave schedules (in order, reverse, interleaved) so a
+  // missing barrier or LDS wait changes results; off when the reference's own results depend on
+  // the schedule (Reference::schedule_sensitive).
+  bool vary_schedule = true;
+  // K1's per-wave step limit: factor x K0's longest wave in that run + slack.
+  uint64_t step_limit_factor = 4, step_limit_slack = 100000;
+};
+
+struct VerifyReport {
+  Verdict verdict = Verdict::Error;
+  std::string summary;  // one line
+  std::string kernel, target, k0_name, k1_name, figure_kind;
+  size_t runs_total = 0, runs_done = 0;
+  std::vector<Mismatch> mismatches;  // the first max_mismatches
+  uint64_t mismatch_count = 0;
+  std::vector<size_t> differing_runs;
+  std::vector<build::AbiFinding> abi_breaks;
+  std::vector<check::Violation> violations;
+  std::string fault, fault_run;
+  std::vector<std::string> counterexamples;  // folders written
+  std::vector<std::string> notes;            // things a person should know (e.g. K0 never writes a buffer)
+  double seconds = 0;
+  nlohmann::json to_json() const;  // schema asmevo.verify/1
+  std::string to_text() const;
+  int exit_code() const { return verdict_exit_code(verdict); }
+};
+
+// K0 with the outcomes of every concrete run of its specs.
+class Reference {
+ public:
+  // Loads K0 and runs every concrete run of `specs`. Throws asmevo::Error when the specs do not
+  // describe a valid launch of K0: K0 faults or hangs, writes outside a buffer or into an input
+  // buffer, no buffer is an output, or every input is all zeros.
+  Reference(Backend& backend, const codeobj::CodeObject& k0, const std::vector<emu::LaunchSpec>& specs,
+            const VerifyOptions& options = {});
+  ~Reference();
+
+  const codeobj::CodeObject& k0() const { return k0_; }
+  const std::string& kernel() const { return kernel_; }
+  const std::vector<emu::LaunchSpec>& runs() const { return runs_; }
+  const std::vector<RunOutcome>& outcomes() const { return outcomes_; }
+  const std::vector<check::Violation>& k0_violations() const { return k0_violations_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+  // K0's outputs differ between wave schedules (e.g. float atomics within a workgroup): candidates
+  // then run in K0's schedule only.
+  bool schedule_sensitive() const { return schedule_sensitive_; }
+  Backend& backend() const { return backend_; }
+  double seconds() const { return seconds_; }
+  // Adds the runs of another spec for the same kernel (a saved counterexample); same checks.
+  void add_spec(const emu::LaunchSpec& spec);
+
+ private:
+  void add_run(const emu::LaunchSpec& run);
+  Backend& backend_;
+  const codeobj::CodeObject& k0_;
+  std::string kernel_;
+  std::unique_ptr<LoadedKernel> loaded_;
+  std::vector<emu::LaunchSpec> runs_;
+  std::vector<RunOutcome> outcomes_;
+  std::vector<check::Violation> k0_violations_;
+  std::vector<std::string> notes_;
+  bool schedule_sensitive_ = false;
+  double seconds_ = 0;
+};
+
+// Verifies candidate K1 against the reference. Never throws for a bad candidate: an unsupported
+// instruction or a K1 that cannot be loaded gives verdict ERROR with the reason.
+VerifyReport verify_candidate(const Reference& reference, const codeobj::CodeObject& k1, const VerifyOptions& options = {});
+
+}  // namespace asmevo::verify
