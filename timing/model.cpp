@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <optional>
-#include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -431,20 +430,18 @@ class Simulator {
   void push(size_t wi, uint64_t t) { heap_.push(Event{t, waves_[wi].prio, waves_[wi].seq, wi}); }
 
   void loop() {
-    while (!heap_.empty()) {
-      Event e = heap_.top();
-      heap_.pop();
-      for (;;) {
-        auto next = step(e.wave, e.t);
-        if (!next) break;
-        const Event n{*next, waves_[e.wave].prio, waves_[e.wave].seq, e.wave};
-        // Keep stepping this wave while it stays first in (time, priority, age) order: the same
-        // order as going through the heap, without the heap.
-        if (!heap_.empty() && n > heap_.top()) {
-          heap_.push(n);
-          break;
-        }
-        e = n;
+    if (heap_.empty()) return;
+    Event e = heap_.pop();
+    for (;;) {
+      auto next = step(e.wave, e.t);
+      if (next) {
+        // The wave goes again at `next`, unless another event comes first (same order as pushing
+        // it and popping the first, with one sift instead of two).
+        e = heap_.push_pop(Event{*next, waves_[e.wave].prio, waves_[e.wave].seq, e.wave});
+      } else if (!heap_.empty()) {
+        e = heap_.pop();
+      } else {
+        break;
       }
     }
   }
@@ -793,7 +790,44 @@ class Simulator {
   std::unordered_set<uint64_t> written_;
   std::vector<Group> groups_;
   std::vector<WaveState> waves_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> heap_;
+  // A binary min-heap of events (by operator>) with push_pop, which std::priority_queue lacks.
+  class EventHeap {
+   public:
+    bool empty() const { return h_.empty(); }
+    void push(const Event& e) {
+      h_.push_back(e);
+      for (size_t i = h_.size() - 1; i > 0 && h_[(i - 1) / 2] > h_[i]; i = (i - 1) / 2) std::swap(h_[i], h_[(i - 1) / 2]);
+    }
+    Event pop() {
+      Event top = h_.front();
+      h_.front() = h_.back();
+      h_.pop_back();
+      sift_down();
+      return top;
+    }
+    // push(e) then pop(), in one sift.
+    Event push_pop(Event e) {
+      if (h_.empty() || !(e > h_.front())) return e;
+      std::swap(e, h_.front());
+      sift_down();
+      return e;
+    }
+
+   private:
+    void sift_down() {
+      const size_t n = h_.size();
+      for (size_t i = 0;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && h_[m] > h_[l]) m = l;
+        if (r < n && h_[m] > h_[r]) m = r;
+        if (m == i) return;
+        std::swap(h_[i], h_[m]);
+        i = m;
+      }
+    }
+    std::vector<Event> h_;
+  };
+  EventHeap heap_;
   uint64_t next_group_ = 0, seq_ = 0, last_memory_ = 0;
   unsigned l1_shift_ = 7, l2_shift_ = 7, sc_shift_ = 6;
   std::vector<uint64_t> lines_;
