@@ -1,6 +1,6 @@
 // Physics: for every corpus kernel (HIP and Triton) the modeled time is at least the roofline bound
-// (bytes every kernel must move / HBM bandwidth, and each unit's work / its peak rate), and the model
-// can time every instruction the corpus uses.
+// (bytes every kernel must move / HBM bandwidth, and each unit's work / its peak rate), the model can
+// time every instruction the corpus uses, and the cycles do not depend on the emulator's thread count.
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <map>
@@ -70,6 +70,10 @@ TEST_P(Physics, ModeledTimeIsAtLeastTheRooflineForEveryCorpusKernel) {
     EXPECT_GE(static_cast<double>(m.cycles), m.unique_bytes / m.hw->hbm_bw);
     EXPECT_GE(m.hbm_bytes, m.unique_bytes);  // every byte touched came from HBM once (cold caches)
     EXPECT_EQ(m.wave_instructions, r.stats.total());
+    // Deterministic: one emulator thread gives the same cycles and traffic as two.
+    ModeledRun one = model_kernel({&co, k, &spec}, 1);
+    EXPECT_EQ(one.model.cycles, m.cycles);
+    EXPECT_EQ(one.model.hbm_bytes, m.hbm_bytes);
   }
 }
 
