@@ -233,7 +233,7 @@ void init_wave(const Launch& L, const WaveSetup& ws, const Program& prog, Wave& 
   w.allocate_vregs(prog.num_vregs());
   w.accum_offset = prog.accum_offset();
   w.id_in_group = wave_index;
-  w.pc = prog.entry_index();
+  w.pc = prog.entry_index(ws.preload_firmware);
   w.mode.bits = ws.mode_bits;
   w.flush_f32 = w.mode.denorm32() == 0;
   uint64_t slot_base = L.scratch_addr + slot * L.scratch_slot_bytes;
@@ -256,7 +256,10 @@ void init_wave(const Launch& L, const WaveSetup& ws, const Program& prog, Wave& 
   if (unsigned n = ws.kernarg_preload_length) {
     const uint8_t* ka = L.mem.translate(L.kernarg_addr, 4);
     unsigned off = ws.kernarg_preload_offset;
-    for (unsigned i = 0; i < n; ++i) std::memcpy(&w.s[s++], ka + 4 * (off + i), 4);
+    for (unsigned i = 0; i < n; ++i) {
+      if (ws.preload_firmware) std::memcpy(&w.s[s], ka + 4 * (off + i), 4);
+      ++s;  // without preloading firmware these SGPRs hold nothing: the prologue loads them
+    }
   }
   if (s != ws.user_sgpr_count)
     throw Error(fmt::format("the kernel descriptor enables {} user SGPRs but user_sgpr_count is {}", s, ws.user_sgpr_count),

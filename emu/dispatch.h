@@ -74,6 +74,7 @@ struct WaveSetup {
   bool workgroup_id[3] = {false, false, false};
   bool workgroup_info = false, private_segment = false;
   unsigned workitem_id_vgprs = 0;
+  bool preload_firmware = true;  // RunOptions::preload_firmware
 };
 WaveSetup wave_setup(const Launch& launch);
 

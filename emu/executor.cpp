@@ -65,7 +65,7 @@ void run_workgroup(ExecContext& ctx, Launch& L, const WaveSetup& setup, const Pr
   ctx.wg_id = wg;
   auto gs = L.group_size(wg);
   unsigned nwaves = (gs[0] * gs[1] * gs[2] + 63) / 64;
-  std::fill(lds.begin(), lds.end(), 0);  // LDS is undefined at launch; zero keeps runs reproducible
+  std::fill(lds.begin(), lds.end(), opt.lds_fill);  // undefined on hardware; a fixed byte keeps runs reproducible
   ctx.lds = lds.data();
   ctx.lds_size = static_cast<uint32_t>(lds.size());
   ctx.scratch_base = L.scratch_addr + slot * L.scratch_slot_bytes;
@@ -116,7 +116,8 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
   std::exception_ptr error;  // an asmevo::Error (or StepLimitError) of the lowest failing workgroup
   std::optional<std::string> internal;
   Stats stats;
-  const WaveSetup setup = wave_setup(L);
+  WaveSetup setup = wave_setup(L);
+  setup.preload_firmware = opt.preload_firmware;
   auto worker = [&](unsigned slot) {
     ExecContext ctx;
     ctx.program = &prog;

@@ -28,6 +28,11 @@ struct RunOptions {
   unsigned threads = 1;                        // 0: hardware concurrency
   uint64_t max_wave_instructions = 1ull << 32; // a wave running longer stops the run (endless loop)
   WaveSchedule schedule = WaveSchedule::InOrder;
+  // Kernels with kernarg preloading: false runs them as on firmware without preloading (entry at
+  // the code entry, preload SGPRs not filled), which executes the compatibility prologue.
+  bool preload_firmware = true;
+  // LDS contents when a workgroup starts (undefined on hardware): every byte set to this.
+  uint8_t lds_fill = 0;
   ExecObserver* observer = nullptr;            // sees every instruction and memory access (emu/context.h)
 };
 

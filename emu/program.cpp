@@ -185,6 +185,9 @@ std::unique_ptr<Program> Program::build(const codeobj::CodeObject& co, const cod
   auto it = p->by_address_.find(kCodeBase + entry);
   if (it == p->by_address_.end()) throw Error(fmt::format("kernel entry 0x{:x} is not an instruction", entry), kernel.name);
   p->entry_ = it->second;
+  auto legacy = p->by_address_.find(kCodeBase + kernel.code_address);
+  if (legacy == p->by_address_.end()) throw Error(fmt::format("kernel code entry 0x{:x} is not an instruction", kernel.code_address), kernel.name);
+  p->legacy_entry_ = legacy->second;
   return p;
 }
 

@@ -31,7 +31,10 @@ class Program {
 
   const std::string& kernel() const { return kernel_; }
   const std::vector<ExecInst>& insts() const { return insts_; }
-  uint32_t entry_index() const { return entry_; }
+  // Where a wave starts: with kernarg preloading, firmware that preloads enters at the code entry
+  // + 256 bytes; older firmware enters at the code entry, whose prologue loads the arguments.
+  uint32_t entry_index(bool preload_firmware = true) const { return preload_firmware ? entry_ : legacy_entry_; }
+  bool has_kernarg_preload() const { return entry_ != legacy_entry_; }
   // Index of the instruction at device address `pc`, or -1.
   int64_t index_of(uint64_t pc) const {
     auto it = by_address_.find(pc);
@@ -48,7 +51,7 @@ class Program {
   std::vector<program::Instruction> raw_;
   std::vector<ExecInst> insts_;
   std::unordered_map<uint64_t, uint32_t> by_address_;
-  uint32_t entry_ = 0;
+  uint32_t entry_ = 0, legacy_entry_ = 0;
   unsigned num_vregs_ = 0, accum_offset_ = 0;
   bool has_global_atomics_ = false;
 };

@@ -388,11 +388,16 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
         // Padding run?
         if (symbols_at(in.address).empty() && !labels.count(in.address) && is_s_nop0(in)) {
           size_t j = i;
+          // The run may start where a function ends (its end label comes first), not inside one.
           while (j < cs->insts.size() && is_s_nop0(cs->insts[j]) && symbols_at(cs->insts[j].address).empty() &&
-                 !labels.count(cs->insts[j].address) && !ends.count(cs->insts[j].address))
+                 !labels.count(cs->insts[j].address) && (j == i || !ends.count(cs->insts[j].address)))
             ++j;
           uint64_t next = j < cs->insts.size() ? cs->insts[j].address : end;
-          if (function_starts.count(next) && next % 256 == 0 && next - in.address < 256) {
+          // Also padding: unreachable s_nop 0 after an unconditional branch up to a 256-byte boundary
+          // (the kernarg-preload prologue pads to entry + 256, where preloading firmware starts).
+          const bool after_jump = i > 0 && cs->insts[i - 1].no_fallthrough && cs->insts[i - 1].is_branch;
+          if ((function_starts.count(next) || (after_jump && labels.count(next))) && next % 256 == 0 && next - in.address < 256) {
+            close_symbols_at(in.address);
             lines.push_back({Line::Directive, "\t.p2align 8", in.address, {}});
             i = j;
             continue;

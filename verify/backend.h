@@ -33,6 +33,15 @@ struct RunOutcome {
   double seconds = 0;
 };
 
+// Conditions a run may vary that a correct kernel's results must not depend on (emulators only;
+// hardware picks its own schedule and firmware).
+struct RunVariant {
+  emu::WaveSchedule schedule = emu::WaveSchedule::InOrder;  // the order a workgroup's waves take turns
+  bool preload_firmware = true;  // false: enter kernarg-preload kernels at their compatibility prologue
+  uint8_t lds_fill = 0;          // LDS bytes at workgroup start (undefined on hardware)
+  std::string describe() const;  // "" for the default, else "reverse waves, without kernarg preload"
+};
+
 // A kernel made ready to run (decoded once, run many times).
 class LoadedKernel {
  public:
@@ -48,10 +57,8 @@ class Backend {
   virtual std::unique_ptr<LoadedKernel> load(const codeobj::CodeObject& co, const std::string& kernel) = 0;
   // Runs one concrete launch (emu::expand_runs). Faults and step-limit stops are outcomes;
   // a launch the spec describes wrongly throws asmevo::Error.
-  // `schedule`: the order in which a workgroup's waves take turns (emulators only; hardware
-  // picks its own).
   virtual RunOutcome run(const LoadedKernel& kernel, const emu::LaunchSpec& run, uint64_t max_wave_instructions,
-                         emu::WaveSchedule schedule = emu::WaveSchedule::InOrder) = 0;
+                         const RunVariant& variant = {}) = 0;
 };
 
 // The gfx9 functional emulator (emu/). `threads`: worker threads per run (0: all cores).

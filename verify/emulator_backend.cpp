@@ -1,6 +1,7 @@
 // verify::Backend on the functional emulator.
 #include <algorithm>
 #include <thread>
+#include <fmt/format.h>
 
 #include "emu/dispatch.h"
 #include "emu/executor.h"
@@ -36,7 +37,7 @@ class EmulatorBackend : public Backend {
   }
 
   RunOutcome run(const LoadedKernel& loaded, const emu::LaunchSpec& spec, uint64_t max_wave_instructions,
-                 emu::WaveSchedule schedule) override {
+                 const RunVariant& variant) override {
     const auto& k = static_cast<const EmulatedKernel&>(loaded);
     auto launch = emu::prepare_launch(*k.co, *k.kernel, spec, threads_);
     RunOutcome out;
@@ -54,7 +55,9 @@ class EmulatorBackend : public Backend {
     emu::RunOptions options;
     options.threads = threads_;
     options.max_wave_instructions = max_wave_instructions;
-    options.schedule = schedule;
+    options.schedule = variant.schedule;
+    options.preload_firmware = variant.preload_firmware;
+    options.lds_fill = variant.lds_fill;
     try {
       emu::RunResult rr = emu::run_launch(*launch, *k.program, options);
       out.instructions = rr.stats.total();
@@ -82,6 +85,14 @@ class EmulatorBackend : public Backend {
 };
 
 }  // namespace
+
+std::string RunVariant::describe() const {
+  std::string d;
+  if (schedule != emu::WaveSchedule::InOrder) d = std::string(emu::schedule_name(schedule)) + " waves";
+  if (!preload_firmware) d += std::string(d.empty() ? "" : ", ") + "without kernarg preload";
+  if (lds_fill) d += std::string(d.empty() ? "" : ", ") + fmt::format("LDS filled with 0x{:02x}", lds_fill);
+  return d;
+}
 
 std::unique_ptr<Backend> make_emulator_backend(unsigned threads) { return std::make_unique<EmulatorBackend>(threads); }
 

@@ -16,6 +16,9 @@ namespace asmevo::verify {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// LDS is undefined when a workgroup starts: candidates also run with this fill, so code that
+// drops an LDS initialisation (and reads what it no longer writes) differs.
+constexpr uint8_t kLdsFill = 0xA5;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Findings are matched between K0 and K1 by what they say about the code, not by address: edits
@@ -73,17 +76,25 @@ Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std:
   auto t0 = Clock::now();
   loaded_ = backend_.load(k0, kernel_);
   for (const auto& s : specs) add_spec(s);
-  // Are K0's results independent of the wave schedule? (They are for race-free kernels without
-  // float atomics inside a workgroup.) Checked on the first run.
-  for (auto schedule : {emu::WaveSchedule::Reverse, emu::WaveSchedule::Interleaved}) {
-    RunOutcome other = backend_.run(*loaded_, runs_[0], 1ull << 32, schedule);
+  // Are K0's results independent of the wave schedule and of the firmware's kernarg preloading?
+  // (They are for race-free kernels without float atomics inside a workgroup.) Checked on the
+  // first run.
+  std::vector<RunVariant> probes{{emu::WaveSchedule::Reverse, true, 0}, {emu::WaveSchedule::Interleaved, true, 0},
+                                 {emu::WaveSchedule::InOrder, false, 0}, {emu::WaveSchedule::InOrder, true, kLdsFill}};
+  for (const RunVariant& v : probes) {
+    RunOutcome other = backend_.run(*loaded_, runs_[0], 1ull << 32, v);
     bool same = other.status == RunOutcome::Completed;
     for (size_t b = 0; same && b < other.buffers.size(); ++b) same = other.buffers[b].after == outcomes_[0].buffers[b].after;
-    if (!same) {
+    if (same) continue;
+    if (v.lds_fill) {
+      lds_sensitive_ = true;
+      notes_.push_back("the original kernel's results depend on LDS contents it never wrote: candidates run with zeroed LDS only");
+    } else if (v.preload_firmware) {
       schedule_sensitive_ = true;
-      notes_.push_back(std::string("the original kernel's results depend on the wave schedule (") + emu::schedule_name(schedule) +
-                       " differs): candidates run in order only");
-      break;
+      notes_.push_back("the original kernel's results depend on the wave schedule (" + v.describe() + " differs): candidates run in order only");
+    } else {
+      preload_sensitive_ = true;
+      notes_.push_back("the original kernel's results differ without kernarg preloading: candidates run with it only");
     }
   }
   if (options.static_checks) k0_violations_ = static_findings(k0, kernel_, runs_);
@@ -187,13 +198,15 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     const uint64_t limit = k0.max_wave_instructions * options.step_limit_factor + options.step_limit_slack;
     static constexpr emu::WaveSchedule kSchedules[] = {emu::WaveSchedule::InOrder, emu::WaveSchedule::Reverse,
                                                        emu::WaveSchedule::Interleaved};
-    const emu::WaveSchedule schedule =
-        options.vary_schedule && !ref.schedule_sensitive() ? kSchedules[i % 3] : emu::WaveSchedule::InOrder;
-    const std::string label =
-        schedule == emu::WaveSchedule::InOrder ? run.label : run.label + " (" + emu::schedule_name(schedule) + " waves)";
+    RunVariant variant;
+    if (options.vary_schedule && !ref.schedule_sensitive()) variant.schedule = kSchedules[i % 3];
+    if (options.vary_schedule && !ref.preload_sensitive()) variant.preload_firmware = i % 2 == 0;
+    if (options.vary_schedule && !ref.lds_sensitive() && (i / 2) % 2 == 1) variant.lds_fill = kLdsFill;
+    const std::string how = variant.describe();
+    const std::string label = how.empty() ? run.label : run.label + " (" + how + ")";
     RunOutcome k1_out;
     try {
-      k1_out = ref.backend().run(*loaded, run, limit, schedule);
+      k1_out = ref.backend().run(*loaded, run, limit, variant);
     } catch (const Error& e) {
       return finish(Verdict::Error, label + ": the candidate cannot run: " + e.format());
     }

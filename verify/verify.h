@@ -7,7 +7,8 @@
 //      backend: output buffers poisoned, guard zones filled with a canary; afterwards outputs are
 //      compared (per `compare`), inputs must be unchanged, guard zones intact, and K1 must neither
 //      fault nor run past a step limit derived from K0's longest wave. K1's runs rotate through
-//      the emulator's wave schedules, so a missing barrier shows up.
+//      the emulator's wave schedules, so a missing barrier shows up, and half of them enter
+//      kernarg-preload kernels through their compatibility prologue.
 // K0's runs are done once (Reference) and reused for every candidate.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
@@ -45,8 +46,10 @@ struct VerifyOptions {
   bool stop_at_first_difference = false;  // the optimizer's fast path; the CLI runs every set
   std::string counterexample_dir;   // save exposing input sets here (empty: do not save)
   // Candidate runs take turns between the wave schedules (in order, reverse, interleaved) so a
-  // missing barrier or LDS wait changes results; off when the reference's own results depend on
-  // the schedule (Reference::schedule_sensitive).
+  // missing barrier or LDS wait changes results, and every other run enters kernarg-preload
+  // kernels at their compatibility prologue (firmware without preloading), and runs 2-3 of each 4
+  // start workgroups with LDS filled with 0xA5 instead of zeros; each off when the reference's
+  // own results depend on it.
   bool vary_schedule = true;
   // K1's per-wave step limit: factor x K0's longest wave in that run + slack.
   uint64_t step_limit_factor = 4, step_limit_slack = 100000;
@@ -90,6 +93,10 @@ class Reference {
   // K0's outputs differ between wave schedules (e.g. float atomics within a workgroup): candidates
   // then run in K0's schedule only.
   bool schedule_sensitive() const { return schedule_sensitive_; }
+  // K0's outputs differ when entered without kernarg preloading (should not happen).
+  bool preload_sensitive() const { return preload_sensitive_; }
+  // K0's outputs depend on what LDS holds before the kernel writes it (reads uninitialised LDS).
+  bool lds_sensitive() const { return lds_sensitive_; }
   Backend& backend() const { return backend_; }
   double seconds() const { return seconds_; }
   // Adds the runs of another spec for the same kernel (a saved counterexample); same checks.
@@ -105,7 +112,7 @@ class Reference {
   std::vector<RunOutcome> outcomes_;
   std::vector<check::Violation> k0_violations_;
   std::vector<std::string> notes_;
-  bool schedule_sensitive_ = false;
+  bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false;
   double seconds_ = 0;
 };
 

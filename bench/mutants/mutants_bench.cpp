@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "bench/mutants/corpus_kernels.h"
@@ -95,16 +96,16 @@ int main(int argc, char** argv) try {
         for (size_t i = 0; i < of_op.size() && taken < cap; i += step) {
           const mutants::Mutant& m = *of_op[i];
           Row& row = (rewrite ? rewrite_rows : rows)[op];
-          std::vector<uint8_t> bytes;
+          std::optional<codeobj::CodeObject> built;
           try {
-            bytes = mutants::build_mutant(prog, m);
+            built = codeobj::CodeObject::parse(mutants::build_mutant(prog, m), k.kernel + "-mutant");
           } catch (const Error&) {
             ++row.unbuildable;
             continue;  // not valid assembly (or over a limit): not a mutant
           }
+          const codeobj::CodeObject& k1 = *built;
           ++taken;
           ++row.mutants;
-          codeobj::CodeObject k1 = codeobj::CodeObject::parse(std::move(bytes), k.kernel + "-mutant");
           verify::VerifyReport r = verify::verify_candidate(ref, k1, fast);
           nlohmann::json entry = {{"kernel", k.kernel}, {"op", op}, {"address", fmt::format("0x{:x}", m.address)},
                                   {"diff", m.diff()}, {"verdict", verify::verdict_name(r.verdict)}, {"summary", r.summary}};

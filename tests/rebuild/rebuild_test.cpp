@@ -170,6 +170,24 @@ TEST_P(Edits, DeletingAnInstructionShrinksCode) {
   EXPECT_EQ(pc_relative_targets(edited), pc_relative_targets(co));
 }
 
+TEST_P(Edits, ShrinkingTheFirstOfTwoKernelsKeepsTheSecondAligned) {
+  // A kernel's code entry must be 256-byte aligned (AMDGPUUsage, kernel descriptor). The padding
+  // between kernels is recovered as `.p2align 8`, not as a fixed run of s_nop, so deleting or
+  // inserting instructions in the first kernel re-pads before the second.
+  const std::string path = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/" + GetParam() + "/prefix_scan.co";
+  auto co = load(path);
+  for (int delta : {-1, +1}) {
+    auto p = program::Program::recover(co);
+    const auto* f = p.function("prefix_scan_inclusive_i32");
+    size_t line = f->blocks[0].first + 1;
+    if (delta < 0) p.remove(line, line);
+    else p.insert_before(line, {"s_nop 0"});
+    auto edited = rebuild(p, "edited");
+    for (const auto& k : edited.kernels()) EXPECT_EQ(k.code_address % 256, 0u) << k.name;
+    EXPECT_EQ(decode_kernel(edited, "scan_blocks_exclusive_u32").insts.size(), decode_kernel(co, "scan_blocks_exclusive_u32").insts.size());
+  }
+}
+
 TEST_P(Edits, RenamingAVgprAboveTheMaximumRaisesKdAndMetadataCounts) {
   auto co = load(fixture(GetParam()));
   auto p = program::Program::recover(co);

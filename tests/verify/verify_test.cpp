@@ -325,3 +325,57 @@ TEST(VerifyTest, CliExitCodesAndJson) {
   EXPECT_EQ(run(kObject + " " + k1 + " --launch " + dir.string() + "/missing.yaml", &out), 2) << out;
   EXPECT_NE(out.find("verdict: ERROR"), std::string::npos) << out;
 }
+
+TEST(VerifyTest, KernargPreloadPrologueIsVerifiedToo) {
+  // Triton's gfx942 kernels preload kernel arguments into SGPRs. Firmware that preloads starts
+  // the wave at code entry + 256; older firmware runs the first 256 bytes, which load the same
+  // SGPRs from the kernarg segment. A wrong prologue is only visible on the second path, which
+  // every other candidate run takes.
+  const std::string path = std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/gfx942/vector_add_kernel.hsaco";
+  auto k0 = codeobj::CodeObject::parse(read_file_bytes(path), path);
+  ASSERT_GT(k0.kernel("vector_add_kernel")->kd.kernarg_preload_length(), 0u);
+  auto p = program::Program::recover(k0);
+  const program::Function* fn = p.function("vector_add_kernel");
+  mutants::Mutant m;
+  for (size_t i = fn->begin; i < fn->end && m.edits.empty(); ++i)
+    if (p.text_line(i).inst && p.text_line(i).text.rfind("s_load_dwordx", 0) == 0) {
+      std::string t = p.text_line(i).text;
+      t.replace(t.rfind("0x0"), 3, "0x8");  // load the arguments from the wrong kernarg offset
+      m.edits.push_back({i, t, false, p.text_line(i).text});
+    }
+  ASSERT_FALSE(m.edits.empty());
+  auto k1 = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "prologue.co");
+  auto backend = verify::make_emulator_backend(2);
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch/vector_add_kernel.yaml")});
+  EXPECT_FALSE(ref.preload_sensitive());
+  EXPECT_EQ(verify::verify_candidate(ref, k0).verdict, Verdict::Equivalent);
+  auto r = verify::verify_candidate(ref, k1);
+  ASSERT_NE(r.verdict, Verdict::Equivalent) << r.to_text();
+  const std::string& where = r.verdict == Verdict::Fault ? r.fault_run : r.mismatches.at(0).run_label;
+  EXPECT_NE(where.find("without kernarg preload"), std::string::npos) << r.to_text();
+  verify::VerifyOptions fixed;
+  fixed.vary_schedule = false;
+  EXPECT_EQ(verify::verify_candidate(ref, k1, fixed).verdict, Verdict::Equivalent) << "invisible on the preloading path";
+}
+
+TEST(VerifyTest, DroppedLdsInitialisationIsFound) {
+  // histogram_u8 zeroes its LDS bins before counting. The emulator zeroes LDS at workgroup start
+  // by default, which would hide a candidate that drops that initialisation; LDS is undefined on
+  // hardware, so candidate runs also start with LDS filled with 0xa5.
+  const std::string path = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/histogram.co";
+  auto k0 = codeobj::CodeObject::parse(read_file_bytes(path), path);
+  auto p = program::Program::recover(k0);
+  const program::Function* fn = p.function("histogram_u8");
+  mutants::Mutant m;
+  // Every LDS store before the first barrier (the zeroing loop, in all its unrolled forms).
+  for (size_t i = fn->begin; i < fn->end && p.text_line(i).text != "s_barrier"; ++i)
+    if (p.text_line(i).inst && p.text_line(i).text.rfind("ds_write", 0) == 0) m.edits.push_back({i, "", false, p.text_line(i).text});
+  ASSERT_FALSE(m.edits.empty());
+  auto k1 = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "no_init.co");
+  auto backend = verify::make_emulator_backend(2);
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/histogram_u8.yaml")});
+  EXPECT_FALSE(ref.lds_sensitive());
+  auto r = verify::verify_candidate(ref, k1);
+  ASSERT_EQ(r.verdict, Verdict::Different) << r.to_text();
+  EXPECT_NE(r.mismatches.at(0).run_label.find("LDS filled with 0xa5"), std::string::npos) << r.to_text();
+}
