@@ -12,6 +12,7 @@
 #include "cli/patch.h"
 #include "cli/rebuild.h"
 #include "cli/spec.h"
+#include "cli/timing.h"
 #include "cli/verify.h"
 #include "support/error.h"
 
@@ -61,6 +62,10 @@ int main(int argc, char** argv) {
   asmevo::cli::VerifyCommandOptions verify;
   auto* cmd_verify = asmevo::cli::add_verify_command(app, verify);
 
+  asmevo::cli::TimingOptions time_opts, profile_opts;
+  auto* cmd_time = asmevo::cli::add_time_command(app, time_opts);
+  auto* cmd_profile = asmevo::cli::add_profile_command(app, profile_opts);
+
   asmevo::cli::CoverageOptions coverage;
   auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
   cmd_cov->add_option("files", coverage.files, "code objects");
@@ -77,6 +82,8 @@ int main(int argc, char** argv) {
     if (*cmd_inspect) return asmevo::cli::run_inspect(inspect);
     if (*cmd_run) return asmevo::cli::run_run(run);
     if (*cmd_cov) return asmevo::cli::run_coverage(coverage);
+    if (*cmd_time) return asmevo::cli::run_time(time_opts);
+    if (*cmd_profile) return asmevo::cli::run_profile(profile_opts);
     if (*cmd_patch) return asmevo::cli::run_patch(patch);
     if (*cmd_abi_diff) return asmevo::cli::run_abi_diff(abi_diff);
     if (*cmd_check) return asmevo::cli::run_check(check);

@@ -33,8 +33,23 @@ struct Stats {
   }
 };
 
+// Watches execution for an analysis that needs the dynamic instruction stream (the timing model,
+// timing/trace.h). Called from the emulator's worker threads: one workgroup is only ever seen by one
+// thread at a time, so an observer that keeps its state per workgroup needs no locks. Null by default:
+// the emulator then pays one pointer test per instruction and per memory access.
+struct ExecObserver {
+  virtual ~ExecObserver() = default;
+  // Before `in` executes on `w` (registers and EXEC as the instruction will read them).
+  virtual void before_inst(const ExecContext& ctx, const Wave& w, const ExecInst& in) = 0;
+  // One lane's (lane >= 0) or the scalar unit's (lane -1) access to device memory by the instruction
+  // now executing: global, buffer, flat-to-global, scratch and scalar memory (not LDS).
+  virtual void on_access(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t address, unsigned size,
+                         bool write, int lane) = 0;
+};
+
 struct ExecContext {
   const Program* program = nullptr;
+  ExecObserver* observer = nullptr;  // see ExecObserver
   DeviceMemory* mem = nullptr;
   mutable const DeviceMemory::Region* mem_hint = nullptr;  // last region access() hit in *mem (this thread's cache)
   std::string kernel;
@@ -57,6 +72,7 @@ struct ExecContext {
 // Memory access helper for semantics: the host pointer of [addr, addr+size) or a memory fault.
 inline uint8_t* access(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t addr, unsigned size,
                        bool write, int lane) {
+  if (ctx.observer) ctx.observer->on_access(ctx, w, in, addr, size, write, lane);
   uint8_t* p = ctx.mem->translate(addr, size, write, ctx.mem_hint);
   if (!p) {
     fail(ctx, w, in,

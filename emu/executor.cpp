@@ -45,6 +45,7 @@ void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions, uint64_t qu
         fail(ctx, w, in, "waitcnt violation: " + v, -1, 0, "insert the s_waitcnt the hardware needs before this instruction");
     }
     if (ctx.executed) ctx.executed[w.pc] = 1;
+    if (ctx.observer) ctx.observer->before_inst(ctx, w, in);
     w.pc += 1;
     in.fn(ctx, w, in);
     ++ctx.stats.by_category[in.category];
@@ -122,6 +123,7 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
   auto worker = [&](unsigned slot) {
     ExecContext ctx;
     ctx.program = &prog;
+    ctx.observer = opt.observer;
     ctx.mem = &L.mem;
     ctx.kernel = L.kernel->name;
     std::vector<uint8_t> executed(opt.coverage ? prog.insts().size() : 0);

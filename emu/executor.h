@@ -35,6 +35,7 @@ struct RunOptions {
   // LDS contents when a workgroup starts (undefined on hardware): every byte set to this.
   uint8_t lds_fill = 0;
   bool coverage = false;  // fill RunResult::executed
+  ExecObserver* observer = nullptr;            // sees every instruction and memory access (emu/context.h)
 };
 
 struct RunResult {

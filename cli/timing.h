@@ -1,0 +1,20 @@
+// asmevo time / asmevo profile: the timing model's commands (docs/timing.md).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace asmevo::cli {
+
+struct TimingOptions {
+  std::string file, kernel, launch;
+  unsigned threads = 1;
+  bool json = false;
+  unsigned windows = 5;       // profile: hot windows shown
+  unsigned window_length = 64;
+};
+CLI::App* add_time_command(CLI::App& app, TimingOptions& opts);
+CLI::App* add_profile_command(CLI::App& app, TimingOptions& opts);
+int run_time(const TimingOptions& o);
+int run_profile(const TimingOptions& o);
+
+}  // namespace asmevo::cli

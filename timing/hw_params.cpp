@@ -1,0 +1,95 @@
+#include "timing/hw_params.h"
+
+#include "support/error.h"
+
+namespace asmevo::timing {
+
+namespace {
+
+// Shared sources of the rows below (keys as in hw_params.h):
+//  clock/CUs: S1, S2 (MI300X 304 CUs, 8 XCDs), S3 (MI250X 110 CUs per GCD; HIP sees one GCD as one
+//             device, so one kernel runs on 110 CUs at 1.7 GHz), S15 (MI300X max 2100 MHz), S12/S16 (MI355X
+//             256 CUs, 2.4 GHz).
+//  issue:     S10 "each cycle the scheduler looks at the waves of one SIMD, round robin; at most one
+//             instruction per wave and one per category" -> a SIMD gets a slot every 4 cycles [D];
+//             S11/S10 wave64 VALU = 4 cycles on a 16-lane SIMD; S6 transcendentals quarter rate -> 16 [D];
+//             S5 independent VALU may issue 4 cycles after an MFMA (co-execution).
+//  s_sleep:   ISA guides, S_SLEEP "approximately 64 x SIMM16[6:0] clocks".
+//  caches:    S1/S11 L1 32 KiB/CU, 128 B line, 64-way x 4 sets (MI300X, MI355X), MI250X 16 KiB/CU;
+//             S10 L1 peak 64 B/clk/CU (gfx90a), 128 B/clk/CU (gfx942, gfx950); S2/S11 L2 4 MiB/XCD,
+//             16-way, 128 B line; S10 L2 16 channels x 128 B/clk/XCD (gfx942), 32 x 64 B/clk (gfx90a).
+//  MALL/HBM:  S13 MALL 17 TB/s (MI300X); S2 HBM3 5.3 TB/s; S4/S11 MI355X 8 TB/s; S3 MI250X 1.6 TB/s per GCD.
+//             Bytes/cycle = TB/s / clock [D].
+//  latencies: an unattributed MI300X p-chase (notes section 5): sL1 48, L1 116, L2 ~288, HBM ~900 cycles [U];
+//             the MALL between L2 and HBM has no published cycle count: 600 is an assumption [U].
+//  LDS:       S11 32 banks (64 on gfx950), phases per width (timing/trace.cpp). Pipe occupancy fitted to S11's
+//             measured MI300X blocks of 64 back-to-back ds_read_b32: 500.8 cycles conflict-free (2 phase
+//             cycles -> 7.8 each) and 6810 fully conflicted (64 phase cycles -> 106.4): 4.6 + 1.59 per phase
+//             cycle [D]; the same fit predicts b64 11 (measured 13.3) and b128 17.3 (21.6). Latency 64 [U]
+//             (the p-chase says ~51, S6 comments "2-64").
+//  dispatch:  mgpusim models 2 cycles per wave per XCD (notes section 7) [U].
+constexpr HwParams kRows[] = {
+    {
+        .arch = codeobj::Arch::gfx942, .device = "MI300X",
+        .cus = 304, .xcds = 8, .simds_per_cu = 4, .clock_ghz = 2.1,
+        .issue_period = 4, .valu_cycles = 4, .trans_cycles = 16, .salu_cycles = 4,
+        .branch_taken_cycles = 8,  // [U] instruction-fetch redirect; no published figure
+        .sleep_unit = 64, .mfma_valu_coexec = 4,
+        .ta_cycles = 16,  // [U] GCN texture addresser: 4 addresses/clock -> 16 cycles per wave64 instruction
+        .l1_bytes = 32 * 1024, .l1_ways = 64, .l1_line = 128, .l1_bw = 128,
+        .l2_bytes = 4 * 1024 * 1024, .l2_ways = 16, .l2_line = 128, .l2_bw = 2048,
+        .has_mall = true, .mall_bw = 17.0e12 / 2.1e9, .hbm_bw = 5.3e12 / 2.1e9,
+        .lat_l1 = 116, .lat_l2 = 288, .lat_mall = 600, .lat_hbm = 900,
+        .lat_atomic_extra = 64,  // [U] read-modify-write at the L2 on top of the L2 latency
+        .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,  // S1 16 KiB/2 CUs; line [U]
+        .lds_banks = 32, .lds_cycles_base = 4.6, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,
+        .barrier_cycles = 16,  // [U] release after the last arrival
+        .wave_launch_cycles = 2,
+    },
+    {
+        .arch = codeobj::Arch::gfx90a, .device = "MI250X (one GCD)",
+        .cus = 110, .xcds = 1, .simds_per_cu = 4, .clock_ghz = 1.7,
+        .issue_period = 4, .valu_cycles = 4, .trans_cycles = 16, .salu_cycles = 4,
+        .branch_taken_cycles = 8,  // [U]
+        .sleep_unit = 64, .mfma_valu_coexec = 4,
+        .ta_cycles = 16,  // [U] as gfx942
+        .l1_bytes = 16 * 1024, .l1_ways = 64, .l1_line = 64, .l1_bw = 64,  // S1 16 KiB; 64 B line and 64 ways [U]
+        .l2_bytes = 8 * 1024 * 1024, .l2_ways = 16, .l2_line = 128, .l2_bw = 2048,  // S10 8 MiB/GCD, 128 B line; 16-way [U]
+        .has_mall = false, .mall_bw = 0, .hbm_bw = 1.6e12 / 1.7e9,
+        .lat_l1 = 116, .lat_l2 = 288, .lat_mall = 0, .lat_hbm = 900,  // MI300X p-chase figures reused [U]
+        .lat_atomic_extra = 64,
+        .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
+        .lds_banks = 32, .lds_cycles_base = 4.6, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // MI300X fit reused [U]
+        .barrier_cycles = 16,
+        .wave_launch_cycles = 2,
+    },
+    {
+        .arch = codeobj::Arch::gfx950, .device = "MI355X",
+        .cus = 256, .xcds = 8, .simds_per_cu = 4, .clock_ghz = 2.4,
+        .issue_period = 4, .valu_cycles = 4, .trans_cycles = 16, .salu_cycles = 4,
+        .branch_taken_cycles = 8,  // [U]
+        .sleep_unit = 64, .mfma_valu_coexec = 4,
+        .ta_cycles = 16,  // [U]
+        .l1_bytes = 32 * 1024, .l1_ways = 64, .l1_line = 128, .l1_bw = 128,
+        .l2_bytes = 4 * 1024 * 1024, .l2_ways = 16, .l2_line = 128, .l2_bw = 2048,  // S11 4 MiB/XCD; 16-way and bw as gfx942 [U]
+        .has_mall = true, .mall_bw = 17.0e12 / 2.4e9,  // [U] MI300X's 17 TB/s assumed
+        .hbm_bw = 8.0e12 / 2.4e9,
+        .lat_l1 = 116, .lat_l2 = 288, .lat_mall = 600, .lat_hbm = 900,  // MI300X figures reused [U]
+        .lat_atomic_extra = 64,
+        .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
+        .lds_banks = 64, .lds_cycles_base = 4.6, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // S11 64 banks; fit reused [U]
+        .barrier_cycles = 16,
+        .wave_launch_cycles = 2,
+    },
+};
+
+}  // namespace
+
+const HwParams& hw_params(codeobj::Arch arch) {
+  for (const auto& r : kRows)
+    if (r.arch == arch) return r;
+  throw Error("the timing model has no parameters for this processor", codeobj::to_string(arch),
+              "time kernels built for gfx90a, gfx942 or gfx950");
+}
+
+}  // namespace asmevo::timing

@@ -1,0 +1,54 @@
+// The timing model's hardware description: one row per processor, every number with its source.
+// Source keys S1..S17 are those of /work/shared/notes/amd-instinct-microarch.md (copied into
+// docs/timing.md): S1 ROCm GPU hardware specifications, S2/S3 ROCm MI300/MI250 microarchitecture,
+// S4 ROCm matrix-core blog, S5 AMD Matrix Instruction Calculator, S6 LLVM SISchedule.td,
+// S7 GCNHazardRecognizer.cpp, S10 ROCm Compute Profiler, S11 nod-ai AMDGPU kernel optimization guide
+// (measured), S12 Chips and Cheese, S13 ServeTheHome, S15 rocminfo of an MI300X, S16 svethardware.
+// [U] marks an assumption or an unconfirmed figure: the value is a lead, not a measurement.
+#pragma once
+#include "codeobj/target.h"
+
+namespace asmevo::timing {
+
+struct HwParams {
+  codeobj::Arch arch;
+  const char* device;           // the processor the row describes
+  // Device.
+  unsigned cus;                 // compute units one kernel can use
+  unsigned xcds;                // dies with their own L2 (workgroups round-robin over them)
+  unsigned simds_per_cu;
+  double clock_ghz;             // peak engine clock
+  // Issue (S10: a SIMD is offered an issue slot every simds_per_cu cycles; per slot at most one
+  // instruction per wave and one per category).
+  unsigned issue_period;        // cycles between a SIMD's issue slots
+  unsigned valu_cycles;         // wave64 VALU on a 16-lane SIMD
+  unsigned trans_cycles;        // wave64 quarter-rate transcendental (isTRANS)
+  unsigned salu_cycles;
+  unsigned branch_taken_cycles; // extra cycles of a taken branch (instruction-fetch redirect)
+  unsigned sleep_unit;          // s_sleep N sleeps about N * sleep_unit cycles
+  unsigned mfma_valu_coexec;    // cycles after an MFMA issues before the VALU port is free again
+  // Vector memory.
+  unsigned ta_cycles;           // cycles the texture addresser spends per wave64 VMEM instruction
+  unsigned l1_bytes, l1_ways, l1_line;  // per CU vector L1
+  double l1_bw;                 // bytes/cycle/CU
+  unsigned l2_bytes, l2_ways, l2_line;  // per XCD
+  double l2_bw;                 // bytes/cycle/XCD
+  bool has_mall;
+  double mall_bw;               // bytes/cycle, device
+  double hbm_bw;                // bytes/cycle, device
+  unsigned lat_l1, lat_l2, lat_mall, lat_hbm, lat_atomic_extra;
+  // Scalar memory.
+  unsigned scache_bytes, scache_line, lat_scache, lat_smem_miss;
+  // LDS.
+  unsigned lds_banks;
+  double lds_cycles_base, lds_cycles_per_phase_cycle;  // pipe occupancy = base + per * sum of phase cycles
+  unsigned lat_lds;
+  // Workgroups.
+  unsigned barrier_cycles;      // from the last wave's arrival to the release
+  unsigned wave_launch_cycles;  // per wave, when a workgroup starts on a CU
+};
+
+// The row for `arch`; throws asmevo::Error naming the processor when the model has none.
+const HwParams& hw_params(codeobj::Arch arch);
+
+}  // namespace asmevo::timing

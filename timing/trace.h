@@ -1,0 +1,69 @@
+// The dynamic instruction stream the timing model replays: recorded from the emulator through its
+// observer hook (emu/context.h ExecObserver), one trace per wave of every workgroup. Per executed
+// instruction: which static instruction, how many lanes were active, the 64-byte memory sectors its
+// lanes touched (global, buffer, scratch, scalar), and for LDS instructions the bank-conflict cost.
+// Scratch addresses are renumbered per workgroup, so traces do not depend on which emulator thread
+// (scratch slot) ran a workgroup: the same launch gives the same traces at any thread count.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "emu/context.h"
+#include "emu/dispatch.h"
+#include "emu/program.h"
+#include "timing/hw_params.h"
+
+namespace asmevo::timing {
+
+inline constexpr unsigned kSectorShift = 6;  // 64-byte sectors: the finest line of any cache modelled (MALL, S11)
+
+struct TraceEntry {
+  uint32_t inst = 0;              // index into emu::Program::insts
+  uint32_t sector_first = 0;      // into WaveTrace::sectors
+  uint32_t sector_count = 0;      // sectors touched (may repeat: the model de-duplicates)
+  uint16_t lds_phase_cycles = 0;  // LDS: sum over the access phases of the busiest bank's distinct dwords
+  uint8_t active_lanes = 0;       // EXEC population before the instruction
+};
+
+struct WaveTrace {
+  std::vector<TraceEntry> entries;
+  std::vector<uint64_t> sectors;  // device address >> kSectorShift
+};
+
+struct LaunchTrace {
+  std::array<uint32_t, 3> num_groups{1, 1, 1};
+  std::vector<std::vector<WaveTrace>> groups;  // [linear workgroup id (x fastest)][wave in group]
+  uint64_t instructions() const;
+};
+
+// LDS cost of one access: lane addresses (bytes) of the active lanes, `bytes_per_address` each
+// (1, 2, 4, 8, 12 or 16), `addresses_per_lane` 1 or 2 (read2/write2). Phases as measured on MI300X/
+// MI355X (S11): a phase serves banks*4 bytes of lanes; ds_read_b128 uses the measured lane groups.
+// Returns the sum over phases of the largest number of distinct dwords any one bank serves.
+unsigned lds_phase_cycles(const uint32_t* lane_addr0, const uint32_t* lane_addr1, uint64_t exec, unsigned bytes_per_address,
+                          unsigned addresses_per_lane, unsigned banks, bool is_read);
+
+class TraceRecorder final : public emu::ExecObserver {
+ public:
+  TraceRecorder(const emu::Launch& launch, const emu::Program& program, const HwParams& hw);
+  void before_inst(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in) override;
+  void on_access(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address,
+                 unsigned size, bool write, int lane) override;
+  LaunchTrace take() { return std::move(trace_); }
+
+ private:
+  struct DsShape {
+    bool memory = false;  // reads or writes LDS at an address (not permute/swizzle)
+    bool read = false;
+    uint8_t bytes = 4, addresses = 1;
+    int64_t offset0 = 0, offset1 = 0;  // bytes added to the address VGPR
+  };
+  WaveTrace& wave_of(const emu::ExecContext& ctx, const emu::Wave& w);
+  LaunchTrace trace_;
+  const HwParams& hw_;
+  std::vector<DsShape> ds_;  // per static instruction
+  uint64_t scratch_slot_bytes_ = 0;
+};
+
+}  // namespace asmevo::timing
