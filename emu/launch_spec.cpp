@@ -419,6 +419,14 @@ std::vector<uint8_t> make_buffer(const LaunchSpec& spec, size_t idx) {
     uint64_t v = edges[(r / one_in) % edges.size()];
     std::memcpy(b.data() + i * esz, &v, esz);  // little-endian: the low esz bytes
   }
+  // Variant 1 also repeats values (about one element in 8 copies one of the 64 before it, so the
+  // copies land in the same row of most row-wise kernels): comparisons meet ties (lt vs le, first
+  // vs last maximum).
+  if (spec.special_variant == 1)
+    for (size_t i = 1; i < s.count; ++i) {
+      uint64_t r = rng();
+      if (r % 8 == 0) std::memmove(b.data() + i * esz, b.data() + (i - 1 - (r / 8) % std::min<size_t>(i, 64)) * esz, esz);
+    }
   return b;
 }
 
