@@ -1,0 +1,87 @@
+#include "search/moves/waitcnt_refine.h"
+
+#include <fmt/format.h>
+
+#include "build/rebuild.h"
+#include "check/check.h"
+#include "check/isa.h"
+#include "support/error.h"
+
+namespace asmevo::search {
+namespace {
+
+// LLVM's spelling: only the fields that wait, in the order vmcnt, expcnt, lgkmcnt; "" when none.
+std::string wait_text(const check::Wait& w, const check::CounterLimits& limits) {
+  std::string t;
+  for (check::Counter c : {check::kVmCnt, check::kExpCnt, check::kLgkmCnt})
+    if (w.count[c] < limits.max[c]) t += fmt::format(" {}({})", check::counter_name(c), w.count[c]);
+  return t.empty() ? "" : "s_waitcnt" + t;
+}
+
+bool clean(const program::Program& p, const std::string& kernel) {
+  program::Program copy = p;
+  copy.touch(kernel);
+  copy.update_resources();
+  auto co = codeobj::CodeObject::parse(build::rebuild(copy.listing(), "waitcnt-probe"), "waitcnt-probe");
+  check::CheckOptions opts;
+  opts.kernel = kernel;
+  return check::check_code_object(co, opts).clean();
+}
+
+program::Program with_line(const program::Program& p, size_t line, const std::string& text) {
+  program::Program copy = p;
+  if (text.empty()) copy.remove(line, line);
+  else copy.replace(line, line, {text});
+  return copy;
+}
+
+}  // namespace
+
+WaitcntRefinement refine_waitcnts(const program::Program& p, const std::string& kernel,
+                                  std::optional<std::pair<size_t, size_t>> window) {
+  const program::Function* f = p.function(kernel);
+  if (!f || !f->is_kernel) throw Error("no kernel named " + kernel, p.original().elf().name());
+  const codeobj::Arch arch = p.original().target().arch;
+  const check::CounterLimits limits = check::counter_limits(arch);
+  WaitcntRefinement r{p, {}, 0};
+  ++r.probes;
+  if (!clean(p, kernel))
+    throw Error("kernel " + kernel + " already has static findings; waitcnt refinement needs a clean kernel", p.original().elf().name(),
+                "run asmevo check on it");
+  size_t first = window ? window->first : f->begin, last = window ? window->second : f->end - 1;
+  size_t removed = 0;  // lines removed so far: later lines moved up by this much
+  for (size_t original_line = first; original_line <= last; ++original_line) {
+    const size_t line = original_line - removed;
+    const program::Line& l = r.program.text_line(line);
+    if (l.kind != program::Line::Instr || !l.inst) continue;
+    auto wait = check::decode_waitcnt(*l.inst, arch);
+    if (!wait) continue;
+    check::Wait current = *wait;
+    for (int c = 0; c < check::kNumCounters; ++c) current.count[c] = std::min<unsigned>(current.count[c], limits.max[c]);
+    const check::Wait original = current;
+    for (int c = 0; c < check::kNumCounters; ++c) {
+      if (current.count[c] >= limits.max[c]) continue;  // does not wait on this counter
+      // Bisection for the largest safe count in [current, max]; max means "no wait".
+      unsigned lo = current.count[c], hi = limits.max[c];
+      while (lo < hi) {
+        unsigned mid = lo + (hi - lo + 1) / 2;
+        check::Wait trial = current;
+        trial.count[c] = mid;
+        ++r.probes;
+        if (clean(with_line(r.program, line, wait_text(trial, limits)), kernel)) lo = mid;
+        else hi = mid - 1;
+      }
+      current.count[c] = lo;
+    }
+    if (current.count == original.count) continue;
+    std::string after = wait_text(current, limits);
+    r.changes.push_back({l.address, l.text, after});
+    r.program = with_line(r.program, line, after);
+    removed += after.empty();
+  }
+  r.program.touch(kernel);
+  r.program.update_resources();
+  return r;
+}
+
+}  // namespace asmevo::search
