@@ -83,7 +83,9 @@ Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std:
                                  {emu::WaveSchedule::InOrder, false, 0, false}, {emu::WaveSchedule::InOrder, true, kLdsFill, false},
                                  {emu::WaveSchedule::InOrder, true, 0, true}};
   for (const RunVariant& v : probes) {
-    RunOutcome other = backend_.run(*loaded_, runs_[0], 1ull << 32, v);
+    // A schedule under which K0 spins (waves waiting on each other without a barrier) must not
+    // hang the reference: the same step limit as for candidates.
+    RunOutcome other = backend_.run(*loaded_, runs_[0], outcomes_[0].max_wave_instructions * 4 + 100000, v);
     executed_.insert(other.executed.begin(), other.executed.end());
     bool same = other.status == RunOutcome::Completed;
     for (size_t b = 0; same && b < other.buffers.size(); ++b) same = other.buffers[b].after == outcomes_[0].buffers[b].after;
