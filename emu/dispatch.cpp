@@ -24,16 +24,19 @@ std::array<uint32_t, 3> Launch::group_size(const std::array<uint32_t, 3>& wg) co
 }
 
 std::span<uint8_t> Launch::contents(const BufferArg& b) const {
+  if (b.bytes == 0 && b.guard == 0) return {};  // an empty region: nothing to find
   const DeviceMemory::Region* r = mem.find(b.address - b.guard);
   if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
   return {r->data.get() + b.guard, b.bytes};
 }
 std::span<uint8_t> Launch::guard_before(const BufferArg& b) const {
+  if (b.bytes == 0 && b.guard == 0) return {};  // an empty region: nothing to find
   const DeviceMemory::Region* r = mem.find(b.address - b.guard);
   if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
   return {r->data.get(), b.guard};
 }
 std::span<uint8_t> Launch::guard_after(const BufferArg& b) const {
+  if (b.bytes == 0 && b.guard == 0) return {};  // an empty region: nothing to find
   const DeviceMemory::Region* r = mem.find(b.address - b.guard);
   if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
   return {r->data.get() + b.guard + b.bytes, b.guard};

@@ -418,3 +418,22 @@ TEST(VerifyTest, DroppedAddressCarryIsFound) {
   EXPECT_NE(where.find("4 GiB"), std::string::npos) << r.to_text();
   EXPECT_FALSE(f.ref->address_sensitive());
 }
+
+TEST(VerifyTest, EmptyBuffersWithoutGuardZones) {
+  // A launch with n = 0 and empty buffers (no guard zones either) runs and compares nothing.
+  std::string spec = R"(kernel: vector_add
+grid: [1, 1, 1]
+block: [64, 1, 1]
+launches:
+  - {name: some, values: {n: 5}, counts: {a: 5, b: 5, out: 5}}
+  - {name: empty, values: {n: 0}, counts: {a: 0, b: 0, out: 0}}
+args:
+  - {name: a, buffer: f32, count: 5, init: {normal: [0, 1]}, guard: 0}
+  - {name: b, buffer: f32, count: 5, init: {normal: [0, 1]}, guard: 0}
+  - {name: out, buffer: f32, count: 5, output: true, guard: 0}
+  - {name: n, value: 5, type: i32}
+)";
+  Fixture f(spec);
+  EXPECT_EQ(f.ref->runs().size(), 2u);
+  EXPECT_EQ(f.check(f.k0).verdict, Verdict::Equivalent);
+}
