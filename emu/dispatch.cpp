@@ -23,24 +23,15 @@ std::array<uint32_t, 3> Launch::group_size(const std::array<uint32_t, 3>& wg) co
   return s;
 }
 
-std::span<uint8_t> Launch::contents(const BufferArg& b) const {
+std::span<uint8_t> Launch::guarded_region(const BufferArg& b) const {
   if (b.bytes == 0 && b.guard == 0) return {};  // an empty region: nothing to find
   const DeviceMemory::Region* r = mem.find(b.address - b.guard);
   if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
-  return {r->data.get() + b.guard, b.bytes};
+  return {r->data.get(), b.bytes + 2 * b.guard};
 }
-std::span<uint8_t> Launch::guard_before(const BufferArg& b) const {
-  if (b.bytes == 0 && b.guard == 0) return {};  // an empty region: nothing to find
-  const DeviceMemory::Region* r = mem.find(b.address - b.guard);
-  if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
-  return {r->data.get(), b.guard};
-}
-std::span<uint8_t> Launch::guard_after(const BufferArg& b) const {
-  if (b.bytes == 0 && b.guard == 0) return {};  // an empty region: nothing to find
-  const DeviceMemory::Region* r = mem.find(b.address - b.guard);
-  if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
-  return {r->data.get() + b.guard + b.bytes, b.guard};
-}
+std::span<uint8_t> Launch::contents(const BufferArg& b) const { return guarded_region(b).subspan(b.guard, b.bytes); }
+std::span<uint8_t> Launch::guard_before(const BufferArg& b) const { return guarded_region(b).subspan(0, b.guard); }
+std::span<uint8_t> Launch::guard_after(const BufferArg& b) const { return guarded_region(b).subspan(b.guard + b.bytes, b.guard); }
 std::optional<int64_t> Launch::first_broken_guard(const BufferArg& b) const {
   auto before = guard_before(b), after = guard_after(b);
   for (uint64_t i = 0; i < b.guard; ++i)

@@ -53,6 +53,8 @@ struct Launch {
   std::span<uint8_t> contents(const BufferArg& b) const;
   std::span<uint8_t> guard_before(const BufferArg& b) const;
   std::span<uint8_t> guard_after(const BufferArg& b) const;
+  // The buffer with both guard zones: one device region.
+  std::span<uint8_t> guarded_region(const BufferArg& b) const;
   // Offset (from the buffer's start; negative: before it) of the first guard byte that no longer
   // holds its canary, if any.
   std::optional<int64_t> first_broken_guard(const BufferArg& b) const;

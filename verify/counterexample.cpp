@@ -1,5 +1,6 @@
 #include "verify/counterexample.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
 #include <system_error>

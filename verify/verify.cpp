@@ -208,10 +208,10 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     static constexpr emu::WaveSchedule kSchedules[] = {emu::WaveSchedule::InOrder, emu::WaveSchedule::Reverse,
                                                        emu::WaveSchedule::Interleaved};
     RunVariant variant;
-    if (options.vary_schedule && !ref.schedule_sensitive()) variant.schedule = kSchedules[i % 3];
-    if (options.vary_schedule && !ref.preload_sensitive()) variant.preload_firmware = i % 2 == 0;
-    if (options.vary_schedule && !ref.lds_sensitive() && (i / 2) % 2 == 1) variant.lds_fill = kLdsFill;
-    if (options.vary_schedule && !ref.address_sensitive() && i % 4 == 1) variant.straddle_4g = true;
+    if (options.vary_run_conditions && !ref.schedule_sensitive()) variant.schedule = kSchedules[i % 3];
+    if (options.vary_run_conditions && !ref.preload_sensitive()) variant.preload_firmware = i % 2 == 0;
+    if (options.vary_run_conditions && !ref.lds_sensitive() && (i / 2) % 2 == 1) variant.lds_fill = kLdsFill;
+    if (options.vary_run_conditions && !ref.address_sensitive() && i % 4 == 1) variant.straddle_4g = true;
     const std::string how = variant.describe();
     const std::string label = how.empty() ? run.label : run.label + " (" + how + ")";
     RunOutcome k1_out;

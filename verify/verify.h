@@ -52,7 +52,7 @@ struct VerifyOptions {
   // start workgroups with LDS filled with 0xA5 instead of zeros, and run 1 of every 4 places the
   // buffers across 4 GiB boundaries (a dropped carry in 64-bit address arithmetic then shows);
   // each off when the reference's own results depend on it.
-  bool vary_schedule = true;
+  bool vary_run_conditions = true;
   // K1's per-wave step limit: factor x K0's longest wave in that run + slack.
   uint64_t step_limit_factor = 4, step_limit_slack = 100000;
 };

@@ -354,7 +354,7 @@ TEST(VerifyTest, KernargPreloadPrologueIsVerifiedToo) {
   const std::string& where = r.verdict == Verdict::Fault ? r.fault_run : r.mismatches.at(0).run_label;
   EXPECT_NE(where.find("without kernarg preload"), std::string::npos) << r.to_text();
   verify::VerifyOptions fixed;
-  fixed.vary_schedule = false;
+  fixed.vary_run_conditions = false;
   EXPECT_EQ(verify::verify_candidate(ref, k1, fixed).verdict, Verdict::Equivalent) << "invisible on the preloading path";
 }
 
