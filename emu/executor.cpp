@@ -14,11 +14,19 @@
 
 namespace asmevo::emu {
 
+namespace {
+
+// "kernel K, workgroup (x,y,z) wave W, pc 0x...: <instruction>" for errors that stop a run.
+std::string where_in_run(const ExecContext& ctx, const Wave& w, const ExecInst& in) {
+  return fmt::format("kernel {}, workgroup ({},{},{}) wave {}, pc 0x{:x}: {}", ctx.kernel, ctx.wg_id[0], ctx.wg_id[1],
+                     ctx.wg_id[2], w.id_in_group, in.raw ? in.raw->address : in.address, in.raw ? in.raw->text : std::string("?"));
+}
+
+}  // namespace
+
 void fail(const ExecContext& ctx, const Wave& w, const ExecInst& in, const std::string& what, int lane, uint64_t address,
           const std::string& fix, int exit_code) {
-  std::string where = fmt::format("kernel {}, workgroup ({},{},{}) wave {}, pc 0x{:x}: {}", ctx.kernel, ctx.wg_id[0],
-                                  ctx.wg_id[1], ctx.wg_id[2], w.id_in_group, in.raw ? in.raw->address : in.address,
-                                  in.raw ? in.raw->text : std::string("?"));
+  std::string where = where_in_run(ctx, w, in);
   if (lane >= 0) where += fmt::format(", lane {}, address 0x{:x}", lane, address);
   throw Error(what, where, fix, exit_code);
 }
@@ -51,9 +59,7 @@ void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions, uint64_t qu
     ++ctx.stats.by_category[in.category];
     if (++w.instructions > max_instructions)
       throw StepLimitError(fmt::format("wave executed more than {} instructions (endless loop?)", max_instructions),
-                           fmt::format("kernel {}, workgroup ({},{},{}) wave {}, pc 0x{:x}: {}", ctx.kernel, ctx.wg_id[0],
-                                       ctx.wg_id[1], ctx.wg_id[2], w.id_in_group, in.raw ? in.raw->address : in.address,
-                                       in.raw ? in.raw->text : std::string("?")),
+                           where_in_run(ctx, w, in),
                            "raise the step limit if the kernel really runs this long", kExitFailure);
     if (w.pc >= n && !w.done) fail(ctx, w, in, "execution ran past the end of the code");
   }
