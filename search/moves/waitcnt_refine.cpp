@@ -5,6 +5,7 @@
 #include "build/rebuild.h"
 #include "check/check.h"
 #include "check/isa.h"
+#include "search/moves/moves.h"
 #include "support/error.h"
 
 namespace asmevo::search {
@@ -83,5 +84,34 @@ WaitcntRefinement refine_waitcnts(const program::Program& p, const std::string& 
   r.program.update_resources();
   return r;
 }
+
+}  // namespace asmevo::search
+
+namespace asmevo::search {
+namespace {
+
+class WaitcntRefineMove final : public Move {
+ public:
+  std::string name() const override { return "waitcnt-refine"; }
+  std::string proposer() const override { return "rules"; }
+  std::vector<Edit> propose(const MoveContext& c) override {
+    WaitcntRefinement r = refine_waitcnts(c.program, c.kernel, std::pair{c.window.first, c.window.last});
+    if (r.changes.empty()) return {};
+    Edit e;
+    e.kernel = c.kernel;
+    e.move = name();
+    e.proposer = proposer();
+    e.description = fmt::format("{} s_waitcnt weakened or removed to the counts the static proof needs", r.changes.size());
+    for (const WaitcntChange& ch : r.changes) {
+      size_t line = c.program.line_of_address(ch.address);
+      e.hunks.push_back(make_hunk(c.program, line, line, ch.after.empty() ? std::vector<std::string>{} : std::vector<std::string>{ch.after}));
+    }
+    return {e};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Move> make_waitcnt_refine_move() { return std::make_unique<WaitcntRefineMove>(); }
 
 }  // namespace asmevo::search

@@ -1,0 +1,105 @@
+#include "search/edit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "support/error.h"
+
+namespace asmevo::search {
+
+std::string Edit::diff() const {
+  std::vector<const Hunk*> order;
+  for (const Hunk& h : hunks) order.push_back(&h);
+  std::sort(order.begin(), order.end(), [](const Hunk* a, const Hunk* b) { return a->first < b->first; });
+  std::string out;
+  for (const Hunk* h : order) {
+    out += fmt::format("@@ line {}\n", h->first);
+    for (const std::string& l : h->before) out += "-" + l + "\n";
+    for (const std::string& l : h->lines) out += "+" + l + "\n";
+  }
+  return out;
+}
+
+nlohmann::json Edit::to_json() const {
+  nlohmann::json hs = nlohmann::json::array();
+  for (const Hunk& h : hunks) hs.push_back({{"first", h.first}, {"count", h.count}, {"lines", h.lines}, {"before", h.before}});
+  return {{"kernel", kernel}, {"move", move}, {"proposer", proposer}, {"description", description}, {"hunks", hs}};
+}
+
+Edit Edit::from_json(const nlohmann::json& j) {
+  try {
+    Edit e;
+    e.kernel = j.at("kernel").get<std::string>();
+    e.move = j.value("move", "");
+    e.proposer = j.value("proposer", "");
+    e.description = j.value("description", "");
+    for (const auto& h : j.at("hunks")) {
+      Hunk hunk;
+      hunk.first = h.at("first").get<size_t>();
+      hunk.count = h.at("count").get<size_t>();
+      hunk.lines = h.at("lines").get<std::vector<std::string>>();
+      hunk.before = h.value("before", std::vector<std::string>{});
+      e.hunks.push_back(std::move(hunk));
+    }
+    return e;
+  } catch (const nlohmann::json::exception& ex) {
+    throw Error(std::string("malformed edit: ") + ex.what(), "edit JSON",
+                "an edit is {kernel, move, proposer, description, hunks: [{first, count, lines, before}]}");
+  }
+}
+
+program::Program apply_edit(const program::Program& parent, const Edit& edit) {
+  require(parent.function(edit.kernel) != nullptr, "the edit names kernel '" + edit.kernel + "', which the program does not have");
+  std::vector<const Hunk*> order;
+  for (const Hunk& h : edit.hunks) order.push_back(&h);
+  std::sort(order.begin(), order.end(), [](const Hunk* a, const Hunk* b) { return a->first > b->first; });
+  for (size_t i = 0; i + 1 < order.size(); ++i) {
+    const Hunk& later = *order[i];
+    const Hunk& earlier = *order[i + 1];
+    // Two insertions at one line, or a range reaching into the next hunk, would depend on order.
+    if (earlier.first + std::max<size_t>(earlier.count, 1) > later.first)
+      throw Error(fmt::format("the edit's hunks at lines {} and {} overlap", earlier.first, later.first), "edit",
+                  "merge them into one hunk");
+  }
+  program::Program p = parent;
+  for (const Hunk* h : order) {
+    if (h->first >= p.text_line_count())
+      throw Error(fmt::format("hunk at line {} is outside the {} lines of .text", h->first, p.text_line_count()), "edit");
+    if (!h->before.empty()) {
+      if (h->before.size() != h->count) throw Error(fmt::format("hunk at line {}: {} lines in 'before' but count {}", h->first, h->before.size(), h->count), "edit");
+      for (size_t i = 0; i < h->count; ++i) {
+        const std::string& now = p.text_line(h->first + i).text;
+        if (now != h->before[i])
+          throw Error(fmt::format("hunk at line {} expected '{}' but the line is '{}'", h->first + i, h->before[i], now), "edit",
+                      "the edit was made for another version of the kernel");
+      }
+    }
+    if (h->count == 0) {
+      if (!h->lines.empty()) p.insert_before(h->first, h->lines);
+    } else {
+      p.replace(h->first, h->first + h->count - 1, h->lines);
+    }
+  }
+  p.touch(edit.kernel);
+  p.update_resources();
+  return p;
+}
+
+Hunk make_hunk(const program::Program& p, size_t first, size_t last, std::vector<std::string> lines) {
+  Hunk h;
+  h.first = first;
+  h.count = last + 1 - first;
+  h.lines = std::move(lines);
+  for (size_t i = first; i <= last; ++i) h.before.push_back(p.text_line(i).text);
+  return h;
+}
+
+Hunk make_insertion(size_t line, std::vector<std::string> lines) {
+  Hunk h;
+  h.first = line;
+  h.lines = std::move(lines);
+  return h;
+}
+
+}  // namespace asmevo::search

@@ -1,0 +1,54 @@
+// A candidate edit of a kernel: a typed, serializable change to a recovered Program. Every proposer
+// (built-in moves, stochastic moves, the LLM agent) produces Edits; the optimizer applies one to its
+// parent's Program, rebuilds (the KD and metadata consequences — register counts, LDS, scratch —
+// are recomputed by Program::update_resources) and sends the result through the evaluation cascade.
+//
+// Line indices are .text line indices of the Program recovered from the *parent* code object
+// (program::Program::recover(parent)); recovery is deterministic, so an Edit stored with its
+// parent's identity can be re-applied later (resume, report).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "program/program.h"
+
+namespace asmevo::search {
+
+// Replace `count` .text lines starting at `first` by `lines` (assembly text, one statement each).
+// count 0 inserts before `first`; empty `lines` deletes. `before` keeps the replaced lines' text
+// (for diffs and for checking that the hunk still applies).
+struct Hunk {
+  size_t first = 0, count = 0;
+  std::vector<std::string> lines;
+  std::vector<std::string> before;
+};
+
+struct Edit {
+  std::string kernel;
+  std::string move;         // the move that made it: "waitcnt-refine", "reschedule", "stochastic-swap", ...
+  std::string proposer;     // "rules", "stochastic", "llm"
+  std::string description;  // one line for people: what changed and why it may help
+  std::vector<Hunk> hunks;  // disjoint; any order (applied from the last line backwards)
+
+  bool empty() const { return hunks.empty(); }
+  // "-old" / "+new" lines per hunk, with "@@ line N" headers.
+  std::string diff() const;
+  nlohmann::json to_json() const;
+  static Edit from_json(const nlohmann::json& j);  // throws asmevo::Error on a malformed edit
+};
+
+// Applies `edit` to a copy of `parent` and returns it with resources updated
+// (Program::update_resources). Throws asmevo::Error when a hunk does not apply: overlapping hunks,
+// a line out of range, a label or directive inside a replaced range, a `before` text that does not
+// match, or an arch resource limit exceeded.
+program::Program apply_edit(const program::Program& parent, const Edit& edit);
+
+// Builds one Hunk that replaces lines [first, last] of `p` by `lines` (fills `before`).
+Hunk make_hunk(const program::Program& p, size_t first, size_t last, std::vector<std::string> lines);
+// An insertion before `line`.
+Hunk make_insertion(size_t line, std::vector<std::string> lines);
+
+}  // namespace asmevo::search

@@ -1,0 +1,48 @@
+// The interface every built-in move implements. A move looks at one window of one kernel (a range
+// of .text lines of the parent Program, usually a hot window from the timing profile) and proposes
+// edits that it believes preserve the kernel's semantics (rule moves) or that merely explore
+// (stochastic moves). Nothing a move returns is trusted: the optimizer's cascade (rebuild → ABI →
+// static checks → emulation → timing → full verification) decides. Moves should still avoid
+// proposing edits the cascade will obviously reject, because each rejection costs time.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "program/program.h"
+#include "search/edit.h"
+
+namespace asmevo::search {
+
+// Lines [first, last] (inclusive) of the parent's .text, inside one function.
+struct Window {
+  size_t first = 0, last = 0;
+  double share = 0;  // of the kernel's modeled cycles (0 when unknown)
+  std::string id;    // stable name for the population / store: "<kernel>@0x<address of first line>"
+};
+
+struct MoveContext {
+  const program::Program& program;  // the parent, as recovered from its code object
+  const std::string& kernel;
+  Window window;
+  std::mt19937_64& rng;             // stochastic moves draw from it; rule moves ignore it
+  size_t max_edits = 8;             // propose at most this many
+};
+
+class Move {
+ public:
+  virtual ~Move() = default;
+  virtual std::string name() const = 0;       // "waitcnt-refine", ...
+  virtual std::string proposer() const = 0;   // "rules" or "stochastic"
+  // Edits for this window, best first. May be empty. Must not throw for ordinary code; an
+  // asmevo::Error means the move cannot work on this kernel (the optimizer logs it and moves on).
+  virtual std::vector<Edit> propose(const MoveContext& context) = 0;
+};
+
+// Every built-in move of a proposer family ("rules", "stochastic"); throws asmevo::Error for an
+// unknown family.
+std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer);
+
+}  // namespace asmevo::search

@@ -1,0 +1,12 @@
+// Constructors of the built-in moves (search/move.h), one per move; registry.cpp groups them by
+// proposer family.
+#pragma once
+#include <memory>
+
+#include "search/move.h"
+
+namespace asmevo::search {
+
+std::unique_ptr<Move> make_waitcnt_refine_move();  // waitcnt_refine.cpp
+
+}  // namespace asmevo::search

@@ -1,0 +1,21 @@
+// make_moves: the built-in moves of each proposer family. A new move adds one line here.
+#include <memory>
+
+#include "search/move.h"
+#include "search/moves/moves.h"
+#include "support/error.h"
+
+namespace asmevo::search {
+
+std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
+  std::vector<std::unique_ptr<Move>> moves;
+  if (proposer == "rules") {
+    moves.push_back(make_waitcnt_refine_move());
+  } else if (proposer == "stochastic") {
+  } else {
+    throw Error("unknown proposer '" + proposer + "'", "--proposers", "use rules, stochastic or llm");
+  }
+  return moves;
+}
+
+}  // namespace asmevo::search

@@ -1,0 +1,118 @@
+// The experiment store: one SQLite file per optimize run family (`--db`). Everything the optimizer
+// learns goes here so that a run killed at any point (SIGKILL included) resumes with `--resume`
+// without losing an accepted result, and so that `asmevo report` can draw the run afterwards.
+//
+// Every write is one transaction (WAL journal, synchronous=FULL): a candidate's row with all its
+// stage verdicts, an accept (candidate row + code object bytes + lineage) — never half of one.
+//
+// Schema (asmevo.store/1; the `meta` table records the version):
+//   meta(key TEXT PRIMARY KEY, value TEXT)
+//   runs(id INTEGER PRIMARY KEY, started TEXT, finished TEXT, command TEXT, seed INTEGER,
+//        options TEXT /* JSON */, status TEXT /* running | finished | interrupted */)
+//   kernels(id INTEGER PRIMARY KEY, run INTEGER, file TEXT, kernel TEXT, spec TEXT /* path */,
+//           spec_text TEXT, k0 BLOB /* original code object bytes */, k0_sha TEXT,
+//           baseline_cycles REAL, baseline_us REAL, figure_kind TEXT /* modeled | measured */,
+//           UNIQUE(file, kernel, k0_sha))
+//   windows(id INTEGER PRIMARY KEY, kernel INTEGER, candidate INTEGER /* the code object ranked */,
+//           window TEXT /* id */, first_line INTEGER, last_line INTEGER, share REAL, cycles REAL,
+//           rank INTEGER, listing TEXT /* annotated disassembly of the window */)
+//   candidates(id INTEGER PRIMARY KEY, kernel INTEGER, run INTEGER, parent INTEGER /* NULL = K0 */,
+//           proposer TEXT, move TEXT, window TEXT, edit TEXT /* Edit JSON */, stage TEXT /* last stage
+//           reached */, verdict TEXT /* accepted | rejected | error */, reason TEXT,
+//           stages TEXT /* JSON [{stage, ok, seconds, detail}] */, cycles REAL, parent_cycles REAL,
+//           speedup REAL /* parent_cycles / cycles */, seconds REAL, created TEXT,
+//           transcript TEXT /* proposer's rationale / tool log (LLM), may be NULL */)
+//   accepted(candidate INTEGER PRIMARY KEY, kernel INTEGER, code BLOB /* code object bytes */,
+//           cycles REAL, listing TEXT /* full disassembly, for diffs */, per_line TEXT /* JSON
+//           [{address, text, cycles}] modeled cycles per instruction */)
+//   counterexamples(id INTEGER PRIMARY KEY, kernel INTEGER, candidate INTEGER, folder TEXT,
+//           spec_text TEXT, created TEXT)
+//   final(kernel INTEGER PRIMARY KEY, candidate INTEGER /* NULL: K0 kept */, verdict TEXT,
+//           cycles REAL, speedup REAL, report TEXT /* verification report JSON */, created TEXT)
+//   notes(id INTEGER PRIMARY KEY, kernel INTEGER, window TEXT, author TEXT, text TEXT, created TEXT)
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace asmevo::search {
+
+struct StageResult {
+  std::string stage;   // "edit", "rebuild", "abi", "static", "emulate", "timing", "verify", "accept"
+  bool ok = false;
+  double seconds = 0;
+  std::string detail;  // why it failed, or the figure it produced
+};
+
+struct CandidateRecord {
+  int64_t id = 0;                    // set by the store
+  int64_t kernel = 0, run = 0;
+  std::optional<int64_t> parent;     // candidate id; none = K0
+  std::string proposer, move, window, edit_json;
+  std::string stage, verdict, reason;  // verdict: "accepted", "rejected", "error"
+  std::vector<StageResult> stages;
+  double cycles = 0, parent_cycles = 0, speedup = 0, seconds = 0;
+  std::string transcript;
+};
+
+struct AcceptedRecord {
+  int64_t candidate = 0, kernel = 0;
+  std::vector<uint8_t> code;
+  double cycles = 0;
+  std::string listing, per_line_json;
+};
+
+struct KernelRecord {
+  int64_t id = 0;
+  std::string file, kernel, spec_path, spec_text, k0_sha;
+  std::vector<uint8_t> k0;
+  double baseline_cycles = 0, baseline_us = 0;
+  std::string figure_kind = "modeled";
+};
+
+class Store {
+ public:
+  // Opens or creates `path` (schema created when new). Throws asmevo::Error naming the file when
+  // it is not an AsmEvo store, has another schema version, or cannot be opened.
+  explicit Store(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  const std::string& path() const { return path_; }
+
+  int64_t begin_run(const std::string& command, uint64_t seed, const std::string& options_json);
+  void finish_run(int64_t run, const std::string& status);
+
+  // The kernel's row: found by (file, kernel, k0_sha) when it exists (resume), else inserted.
+  KernelRecord kernel(const KernelRecord& wanted);
+
+  void add_windows(int64_t kernel, std::optional<int64_t> candidate, const std::vector<std::string>& ids,
+                   const std::vector<std::pair<size_t, size_t>>& lines, const std::vector<double>& shares,
+                   const std::vector<double>& cycles, const std::vector<std::string>& listings);
+  // Inserts a candidate (one transaction); with `accepted` also its accepted row. Returns its id.
+  int64_t add_candidate(CandidateRecord c, const AcceptedRecord* accepted = nullptr);
+  void add_counterexample(int64_t kernel, int64_t candidate, const std::string& folder, const std::string& spec_text);
+  void set_final(int64_t kernel, std::optional<int64_t> candidate, const std::string& verdict, double cycles,
+                 double speedup, const std::string& report_json);
+  void add_note(int64_t kernel, const std::string& window, const std::string& author, const std::string& text);
+
+  // Resume: everything accepted so far for a kernel (oldest first), and how many candidates were
+  // tried (all runs).
+  std::vector<AcceptedRecord> accepted(int64_t kernel) const;
+  std::vector<CandidateRecord> candidates(int64_t kernel) const;
+  size_t candidate_count(int64_t kernel) const;
+  // Edits (JSON) already tried from a parent (resume skips them; the agent sees them).
+  std::vector<std::string> tried_edits(int64_t kernel, std::optional<int64_t> parent) const;
+
+  sqlite3* handle() const { return db_; }
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace asmevo::search
