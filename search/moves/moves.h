@@ -9,4 +9,9 @@ namespace asmevo::search {
 
 std::unique_ptr<Move> make_waitcnt_refine_move();  // waitcnt_refine.cpp
 
+// stochastic.cpp
+std::unique_ptr<Move> make_stochastic_swap_move();
+std::unique_ptr<Move> make_stochastic_shift_move();
+std::unique_ptr<Move> make_stochastic_delete_move();
+
 }  // namespace asmevo::search

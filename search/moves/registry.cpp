@@ -12,6 +12,9 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
   if (proposer == "rules") {
     moves.push_back(make_waitcnt_refine_move());
   } else if (proposer == "stochastic") {
+    moves.push_back(make_stochastic_swap_move());
+    moves.push_back(make_stochastic_shift_move());
+    moves.push_back(make_stochastic_delete_move());
   } else {
     throw Error("unknown proposer '" + proposer + "'", "--proposers", "use rules, stochastic or llm");
   }
