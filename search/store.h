@@ -12,7 +12,8 @@
 //   kernels(id INTEGER PRIMARY KEY, run INTEGER, file TEXT, kernel TEXT, spec TEXT /* path */,
 //           spec_text TEXT, k0 BLOB /* original code object bytes */, k0_sha TEXT,
 //           baseline_cycles REAL, baseline_us REAL, figure_kind TEXT /* modeled | measured */,
-//           UNIQUE(file, kernel, k0_sha))
+//           k0_listing TEXT /* K0's full disassembly, for the first diff */, k0_per_line TEXT /* JSON
+//           as accepted.per_line */, UNIQUE(file, kernel, k0_sha))
 //   windows(id INTEGER PRIMARY KEY, kernel INTEGER, candidate INTEGER /* the code object ranked */,
 //           window TEXT /* id */, first_line INTEGER, last_line INTEGER, share REAL, cycles REAL,
 //           rank INTEGER, listing TEXT /* annotated disassembly of the window */)
@@ -30,9 +31,15 @@
 //   final(kernel INTEGER PRIMARY KEY, candidate INTEGER /* NULL: K0 kept */, verdict TEXT,
 //           cycles REAL, speedup REAL, report TEXT /* verification report JSON */, created TEXT)
 //   notes(id INTEGER PRIMARY KEY, kernel INTEGER, window TEXT, author TEXT, text TEXT, created TEXT)
+// Indexes: candidates(kernel, parent), windows(kernel, candidate), accepted(kernel),
+// counterexamples(kernel), notes(kernel). Times are UTC ISO 8601 ("2026-11-29T20:33:55.123Z").
+//
+// One Store (one connection) may be shared by threads: every public call holds the Store's mutex.
+// Several processes may open the same file; writers wait for each other (busy timeout).
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,10 +75,45 @@ struct AcceptedRecord {
 
 struct KernelRecord {
   int64_t id = 0;
+  int64_t run = 0;                   // the run that first saw it (0: none)
   std::string file, kernel, spec_path, spec_text, k0_sha;
   std::vector<uint8_t> k0;
   double baseline_cycles = 0, baseline_us = 0;
   std::string figure_kind = "modeled";
+  std::string listing, per_line_json;  // K0's full disassembly and modeled cycles per line (optional)
+};
+
+struct RunRecord {
+  int64_t id = 0;
+  std::string started, finished, command, options_json, status;
+  uint64_t seed = 0;
+};
+
+struct WindowRecord {
+  int64_t id = 0, kernel = 0;
+  std::optional<int64_t> candidate;  // none = K0
+  std::string window;
+  size_t first_line = 0, last_line = 0;
+  double share = 0, cycles = 0;
+  int rank = 0;                       // 0 = hottest
+  std::string listing;
+};
+
+struct FinalRecord {
+  int64_t kernel = 0;
+  std::optional<int64_t> candidate;  // none = K0 kept
+  std::string verdict, report_json, created;
+  double cycles = 0, speedup = 0;
+};
+
+struct CounterexampleRecord {
+  int64_t id = 0, kernel = 0, candidate = 0;
+  std::string folder, spec_text, created;
+};
+
+struct NoteRecord {
+  int64_t id = 0, kernel = 0;
+  std::string window, author, text, created;
 };
 
 class Store {
@@ -79,6 +121,10 @@ class Store {
   // Opens or creates `path` (schema created when new). Throws asmevo::Error naming the file when
   // it is not an AsmEvo store, has another schema version, or cannot be opened.
   explicit Store(const std::string& path);
+  // Read-only: opens an existing store with SQLITE_OPEN_READONLY (never creates or changes the
+  // file; `asmevo report`). Every write then throws asmevo::Error.
+  enum class Access { kReadWrite, kReadOnly };
+  Store(const std::string& path, Access access);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -105,14 +151,26 @@ class Store {
   std::vector<AcceptedRecord> accepted(int64_t kernel) const;
   std::vector<CandidateRecord> candidates(int64_t kernel) const;
   size_t candidate_count(int64_t kernel) const;
-  // Edits (JSON) already tried from a parent (resume skips them; the agent sees them).
+  // Edits (JSON) already tried from a parent (resume skips them; the agent sees them), each once,
+  // oldest first.
   std::vector<std::string> tried_edits(int64_t kernel, std::optional<int64_t> parent) const;
+
+  // For the report (and tools): everything else the store holds, oldest first.
+  std::vector<RunRecord> runs() const;
+  std::vector<KernelRecord> kernels() const;  // without the k0 bytes (k0 stays empty)
+  std::vector<WindowRecord> windows(int64_t kernel) const;  // ordered by candidate (K0 first), rank
+  std::optional<FinalRecord> final_result(int64_t kernel) const;
+  std::vector<CounterexampleRecord> counterexamples(int64_t kernel) const;
+  std::vector<NoteRecord> notes(int64_t kernel) const;
 
   sqlite3* handle() const { return db_; }
 
  private:
+  void open(bool read_only);
   std::string path_;
   sqlite3* db_ = nullptr;
+  bool read_only_ = false;
+  mutable std::mutex mu_;
 };
 
 }  // namespace asmevo::search
