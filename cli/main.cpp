@@ -9,6 +9,7 @@
 #include "cli/run.h"
 #include "cli/abi_diff.h"
 #include "cli/check.h"
+#include "cli/optimize.h"
 #include "cli/patch.h"
 #include "cli/rebuild.h"
 #include "cli/spec.h"
@@ -66,6 +67,9 @@ int main(int argc, char** argv) {
   auto* cmd_time = asmevo::cli::add_time_command(app, time_opts);
   auto* cmd_profile = asmevo::cli::add_profile_command(app, profile_opts);
 
+  asmevo::cli::OptimizeCommandOptions optimize;
+  auto* cmd_optimize = asmevo::cli::add_optimize_command(app, optimize);
+
   asmevo::cli::CoverageOptions coverage;
   auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
   cmd_cov->add_option("files", coverage.files, "code objects");
@@ -92,6 +96,11 @@ int main(int argc, char** argv) {
     if (*cmd_roundtrip) return asmevo::cli::run_roundtrip(roundtrip);
     if (*cmd_verify) return asmevo::cli::run_verify(verify);
     if (*cmd_spec) return asmevo::cli::run_spec(spec);
+    if (*cmd_optimize) {
+      std::string command_line = "asmevo";
+      for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+      return asmevo::cli::run_optimize(optimize, command_line);
+    }
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();
