@@ -62,7 +62,11 @@ class KernelSearch {
       : cascade_(cascade), store_(store), kr_(kr), run_(run), o_(o), progress_(progress), run_start_(run_start),
         rng_(o.seed ^ std::hash<std::string>{}(kr.kernel)) {
     for (const std::string& p : o.proposers) {
-      if (p == "llm") throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
+      if (p == "llm") {
+        if (!o.make_llm) throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
+        llm_ = o.make_llm(kr.kernel);
+        continue;
+      }
       for (auto& m : make_moves(p)) (p == "rules" ? rules_ : stochastic_).push_back(std::move(m));
     }
   }
@@ -102,7 +106,36 @@ class KernelSearch {
     auto time_left = [&] { return o_.time_limit_s <= 0 || since(run_start_) < o_.time_limit_s; };
     const auto start = Clock::now();
     size_t idle_rounds = 0;
+    size_t round = 0;
     while (budget_left() && time_left()) {
+      ++round;
+      if (llm_ && (round % std::max(1u, o_.llm_share) == 0 || (rules_.empty() && stochastic_.empty()))) {
+        AgentTurn t;
+        t.kernel = kr_.kernel;
+        t.kernel_id = kr_.id;
+        t.run = run_;
+        t.baseline_cycles = kr_.baseline_cycles;
+        t.budget_left = o_.budget ? o_.budget - (done_before + evaluated) : SIZE_MAX;
+        t.cascade = &cascade_;
+        t.store = &store_;
+        t.best = [this]() -> const Individual& { return best_->ind; };
+        t.windows = [this]() -> const std::vector<Window>& { return best_->windows; };
+        t.evaluate = [&, this](const Edit& e, const std::string& window, const std::string& transcript) {
+          ++evaluated;
+          Member& parent = *best_;
+          parent.tried.insert(e.to_json().dump());
+          Evaluation ev = evaluate(parent, e, window, out, transcript);
+          report_status(window, done_before + evaluated, evaluated, start);
+          return ev;
+        };
+        if (!llm_->turn(t)) {
+          if (progress_.log) progress_.log(fmt::format("{}: the {} proposer has finished", kr_.kernel, llm_->name()));
+          llm_.reset();
+        }
+        if (rules_.empty() && stochastic_.empty() && !llm_) break;
+        continue;
+      }
+      if (rules_.empty() && stochastic_.empty()) break;
       Member& parent = choose_parent();
       std::vector<Edit> edits;
       std::string window_id;
@@ -127,21 +160,8 @@ class KernelSearch {
         if (!parent.tried.insert(key).second) continue;
         any = true;
         ++evaluated;
-        evaluate(parent, std::move(e), window_id, out);
-        ProgressStatus s;
-        s.kernel = kr_.kernel;
-        s.window = window_id;
-        s.move = last_move_;
-        s.tried = done_before + evaluated;
-        s.verified = verified_;
-        s.accepted = accepted_;
-        s.budget = o_.budget;
-        s.best_speedup = kr_.baseline_cycles / best_->ind.cycles;
-        double el = since(start);
-        s.rate = el > 0 ? evaluated / el : 0;
-        s.eta_s = (o_.budget && s.rate > 0) ? (o_.budget - s.tried) / s.rate : -1;
-        if (progress_.status) progress_.status(s);
-        // Accepting a child may have moved `members_`' storage; `parent` stays valid (unique_ptr).
+        evaluate(parent, std::move(e), window_id, out, "");
+        report_status(window_id, done_before + evaluated, evaluated, start);
       }
       idle_rounds = any ? 0 : idle_rounds + 1;
       if (idle_rounds > 200) {
@@ -152,6 +172,23 @@ class KernelSearch {
     out.candidates = done_before + evaluated;
     out.candidates_this_run = evaluated;
     return evaluated;
+  }
+
+  void report_status(const std::string& window_id, size_t tried, size_t evaluated, Clock::time_point start) {
+    if (!progress_.status) return;
+    ProgressStatus s;
+    s.kernel = kr_.kernel;
+    s.window = window_id;
+    s.move = last_move_;
+    s.tried = tried;
+    s.verified = verified_;
+    s.accepted = accepted_;
+    s.budget = o_.budget;
+    s.best_speedup = kr_.baseline_cycles / best_->ind.cycles;
+    double el = since(start);
+    s.rate = el > 0 ? evaluated / el : 0;
+    s.eta_s = (o_.budget && s.rate > 0) ? (o_.budget - tried) / s.rate : -1;
+    progress_.status(s);
   }
 
   const Member& best() const { return *best_; }
@@ -202,8 +239,9 @@ class KernelSearch {
     }
   }
 
-  void evaluate(Member& parent, Edit edit, const std::string& window_id, KernelOutcome& out) {
+  Evaluation evaluate(Member& parent, Edit edit, const std::string& window_id, KernelOutcome& out, const std::string& transcript) {
     Evaluation ev = cascade_.evaluate(parent.ind, edit);
+    last_move_ = edit.move;
     CandidateRecord c;
     c.kernel = kr_.id;
     c.run = run_;
@@ -220,14 +258,15 @@ class KernelSearch {
     c.parent_cycles = parent.ind.cycles;
     c.speedup = ev.cycles > 0 ? parent.ind.cycles / ev.cycles : 0;
     c.seconds = ev.seconds;
+    c.transcript = transcript;
     for (const StageResult& s : ev.stages)
       if (s.stage == "verify") ++verified_;
     if (!ev.accepted) {
       ++out.rejected_at[ev.stage];
       store_.add_candidate(c);
-      return;
+      return ev;
     }
-    Individual child = std::move(*ev.child);
+    Individual child = *ev.child;
     AcceptedRecord a;
     a.kernel = kr_.id;
     a.code = child.bytes;
@@ -244,6 +283,7 @@ class KernelSearch {
                                 edit.move, window_id, parent.ind.cycles, child.cycles, kr_.baseline_cycles / child.cycles,
                                 edit.description));
     add_member(std::move(child));
+    return ev;
   }
 
   Cascade& cascade_;
@@ -255,6 +295,7 @@ class KernelSearch {
   Clock::time_point run_start_;
   std::mt19937_64 rng_;
   std::vector<std::unique_ptr<Move>> rules_, stochastic_;
+  std::unique_ptr<InteractiveProposer> llm_;
   std::vector<std::unique_ptr<Member>> members_;
   Member* best_ = nullptr;
   size_t verified_ = 0, accepted_ = 0;
@@ -276,7 +317,11 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
   const codeobj::CodeObject k0 = codeobj::CodeObject::parse(k0_bytes, file_name);
   for (const KernelJob& j : jobs)
     if (!k0.kernel(j.kernel)) throw Error("no kernel named " + j.kernel, file_name);
-  for (const std::string& p : o.proposers) make_moves(p == "llm" ? "rules" : p);  // unknown names fail before any work
+  for (const std::string& p : o.proposers) {  // unknown names fail before any work
+    if (p == "llm" && !o.make_llm)
+      throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
+    if (p != "llm") make_moves(p);
+  }
   nlohmann::json opts = {{"budget", o.budget},   {"time", o.time_limit_s}, {"jobs", o.jobs},         {"seed", o.seed},
                          {"proposers", o.proposers}, {"min_gain", o.min_gain}, {"windows", o.windows}, {"resume", o.resume}};
   result.run = store.begin_run(command, o.seed, opts.dump());

@@ -21,9 +21,37 @@
 #include <vector>
 
 #include "emu/launch_spec.h"
+#include "search/cascade.h"
+#include "search/move.h"
 #include "search/store.h"
 
 namespace asmevo::search {
+
+// What an interactive proposer (the LLM agent, issue 8) sees and may do on its turn.
+struct AgentTurn {
+  std::string kernel;
+  int64_t kernel_id = 0, run = 0;
+  double baseline_cycles = 0;       // K0's modeled cycles
+  size_t budget_left = 0;           // candidates this kernel may still evaluate (SIZE_MAX: no limit)
+  Cascade* cascade = nullptr;       // for modeling and inspecting objects; evaluate through `evaluate`
+  Store* store = nullptr;           // history, notes, token usage
+  // The current best individual and its hot windows (they change when an edit is accepted).
+  std::function<const Individual&()> best;
+  std::function<const std::vector<Window>&()> windows;
+  // Runs the cascade on `edit` (line numbers of best().program), stores the candidate like any
+  // other (proposer "llm", with `transcript`), and on acceptance adds the child to the population
+  // and makes it the best when it is the fastest. Counts against the budget.
+  std::function<Evaluation(const Edit& edit, const std::string& window, const std::string& transcript)> evaluate;
+};
+
+class InteractiveProposer {
+ public:
+  virtual ~InteractiveProposer() = default;
+  virtual std::string name() const = 0;  // "llm"
+  // One turn: evaluates a few edits through turn.evaluate. Returns false when it has nothing more
+  // to do for this kernel (its own budget is spent, the endpoint gave up, it chose to stop).
+  virtual bool turn(AgentTurn& turn) = 0;
+};
 
 struct OptimizeOptions {
   size_t budget = 200;            // candidates per kernel, counted over resumed runs too (0: no limit)
@@ -35,6 +63,10 @@ struct OptimizeOptions {
   unsigned windows = 5, window_length = 64;
   std::string counterexample_dir; // empty: none written
   bool resume = false;
+  // Makes the interactive proposer for a kernel when `proposers` holds "llm" (issue 8); without it
+  // asking for llm is an error.
+  std::function<std::unique_ptr<InteractiveProposer>(const std::string& kernel)> make_llm;
+  unsigned llm_share = 2;  // the agent gets a turn every llm_share-th round
 };
 
 struct KernelJob {
