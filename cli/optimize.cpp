@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "codeobj/code_object.h"
+#include "search/move.h"
 #include "search/optimizer.h"
 #include "search/store.h"
 #include "support/error.h"
@@ -105,6 +106,11 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   opts.seed = o.seed;
   opts.proposers = split_commas(o.proposers);
   if (opts.proposers.empty()) throw Error("--proposers is empty", "--proposers", "use rules, stochastic or both");
+  for (const std::string& p : opts.proposers) {  // before anything is created on disk
+    if (p == "llm" && !opts.make_llm)
+      throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
+    if (p != "llm") search::make_moves(p);
+  }
   opts.min_gain = o.min_gain_percent / 100.0;
   if (opts.min_gain < 0 || opts.min_gain >= 1) throw Error("--min-gain must be in [0, 100)", "--min-gain");
   opts.windows = o.windows;
