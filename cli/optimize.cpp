@@ -84,6 +84,8 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   std::vector<search::KernelJob> jobs;
   std::string names;
   for (const auto& k : k0.kernels()) names += (names.empty() ? "" : ", ") + k.name;
+  for (const auto& [name, job] : by_kernel)
+    if (!k0.kernel(name)) throw Error("the launch spec " + job.spec_path + " is for kernel " + name + ", which " + o.file + " does not have", "--launch", "kernels in this file: " + names);
   if (!o.kernel.empty()) {
     if (!k0.kernel(o.kernel)) throw Error("no kernel named " + o.kernel, o.file, "kernels in this file: " + names);
     auto it = by_kernel.find(o.kernel);
@@ -96,8 +98,6 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
     }
     if (jobs.empty()) throw Error("none of the launch specs is for a kernel of " + o.file, "--launch", "kernels in this file: " + names);
   }
-  for (const auto& [name, job] : by_kernel)
-    if (!k0.kernel(name)) throw Error("the launch spec " + job.spec_path + " is for kernel " + name + ", which " + o.file + " does not have", "--launch", "kernels in this file: " + names);
 
   search::OptimizeOptions opts;
   opts.budget = o.budget;
@@ -112,7 +112,7 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
     if (p != "llm") search::make_moves(p);
   }
   opts.min_gain = o.min_gain_percent / 100.0;
-  if (opts.min_gain < 0 || opts.min_gain >= 1) throw Error("--min-gain must be in [0, 100)", "--min-gain");
+  if (opts.min_gain < 0 || opts.min_gain >= 1) throw Error(fmt::format("--min-gain {} is not a percentage in [0, 100)", o.min_gain_percent), "--min-gain", "e.g. --min-gain 1 accepts candidates at least 1% faster than their parent");
   opts.windows = o.windows;
   opts.resume = o.resume;
   if (o.budget == 0 && o.time_s <= 0) throw Error("no limit: --budget 0 needs --time", "--budget", "give --budget N or --time SECONDS");
