@@ -35,6 +35,7 @@ CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& o) {
   cmd->add_option("--min-gain", o.min_gain_percent, "accept a candidate only if at least this many percent faster than its parent (default 1)");
   cmd->add_option("--windows", o.windows, "hot windows per parent (default 5)");
   cmd->add_option("--counterexamples", o.counterexamples, "where counterexamples go (default OUT.counterexamples/)");
+  cmd->add_flag("--patch-only", o.patch_only, "only in-place patches of the original bytes (what is used anyway when K0 cannot be rebuilt exactly)");
   cmd->add_flag("--no-report", o.no_report, "do not write the HTML report next to OUT");
   cmd->add_flag("--json", o.json, "print the summary as JSON (schema asmevo.optimize/1)");
   return cmd;
@@ -115,6 +116,7 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   if (opts.min_gain < 0 || opts.min_gain >= 1) throw Error(fmt::format("--min-gain {} is not a percentage in [0, 100)", o.min_gain_percent), "--min-gain", "e.g. --min-gain 1 accepts candidates at least 1% faster than their parent");
   opts.windows = o.windows;
   opts.resume = o.resume;
+  opts.patch_only = o.patch_only;
   if (o.budget == 0 && o.time_s <= 0) throw Error("no limit: --budget 0 needs --time", "--budget", "give --budget N or --time SECONDS");
 
   const std::string db_path = o.db.empty() ? with_extension(o.output, ".sqlite") : o.db;

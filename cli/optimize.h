@@ -20,7 +20,7 @@ struct OptimizeCommandOptions {
   std::string proposers = "rules,stochastic";
   double min_gain_percent = 1.0;
   unsigned windows = 5;
-  bool resume = false, json = false, no_report = false;
+  bool resume = false, json = false, no_report = false, patch_only = false;
 };
 
 CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& opts);

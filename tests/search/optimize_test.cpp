@@ -116,6 +116,32 @@ TEST(OptimizeTest, FindsVerifiesAndWritesARealSpeedup) {
   EXPECT_GT(count(db, "SELECT COUNT(*) FROM windows"), 0);
 }
 
+TEST(OptimizeTest, PatchModeImprovesWithInPlacePatchesOnly) {
+  // The fallback for objects that cannot be rebuilt exactly: every candidate is an in-place patch
+  // of the original bytes, so the layout never changes; deleting a padding `s_nop 7` becomes
+  // `s_nop 0` in place, which is faster.
+  TempDir dir;
+  const std::vector<uint8_t> k0 = padded_vector_add();
+  search::Store store(dir / "run.sqlite");
+  search::OptimizeOptions o;
+  o.budget = 60;
+  o.seed = 5;
+  o.patch_only = true;
+  auto r = search::optimize(k0, "padded.co", {job("vector_add")}, store, o, "test");
+  const auto& k = r.kernels.at(0);
+  EXPECT_TRUE(k.patch_mode);
+  EXPECT_EQ(k.final_verdict, "EQUIVALENT");
+  EXPECT_GT(k.speedup(), 1.0);
+  ASSERT_EQ(r.bytes.size(), k0.size()) << "a patch never changes the file's size";
+  size_t differing = 0;
+  for (size_t i = 0; i < k0.size(); ++i) differing += k0[i] != r.bytes[i];
+  EXPECT_GT(differing, 0u);
+  EXPECT_LE(differing, 4u * 4) << "only the padding instructions' bytes change";
+  // Insertions cannot be patches: every rejected insertion failed at the edit stage.
+  const std::string db = dir / "run.sqlite";
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM candidates WHERE stage = 'rebuild' AND verdict = 'rejected'"), 0);
+}
+
 TEST(OptimizeTest, TheSameSeedGivesTheSameSearch) {
   TempDir dir;
   const std::vector<uint8_t> k0 = padded_vector_add();
