@@ -308,8 +308,11 @@ struct Merged {
 // `settled[c]`: every path out of the block reaches a wait of 0 on counter c (or the end of the
 // program) before any other wait on c, so waits outside the block do not depend on how many
 // operations the block issued.
+// `stronger`: whether a wait that covered the first access but not the second may be made to wait
+// for the merged access (for both halves).
 std::optional<Merged> try_merge(const std::vector<Item>& items, size_t a, size_t b,
-                                const check::CounterLimits& limits, const std::array<bool, check::kNumCounters>& settled) {
+                                const check::CounterLimits& limits, const std::array<bool, check::kNumCounters>& settled,
+                                bool stronger) {
   const Mem &ma = *items[a].mem, &mb = *items[b].mem;
   std::string text;
   auto m = merged_access(ma, mb, text);
@@ -360,7 +363,10 @@ std::optional<Merged> try_merge(const std::vector<Item>& items, size_t a, size_t
         // The covered operations are before[0 .. size-1-count]; the new wait must cover their
         // images (the merged access stands for both of the pair).
         long last = -1;
+        bool covers_a = false, covers_b = false;
         for (size_t k = 0; k + count < before.size(); ++k) {
+          covers_a |= before[k] == a;
+          covers_b |= before[k] == b;
           size_t img = new_index[before[k]];
           auto pos = std::find(before_new.begin(), before_new.end(), img);
           if (pos == before_new.end()) {
@@ -370,6 +376,10 @@ std::optional<Merged> try_merge(const std::vector<Item>& items, size_t a, size_t
           last = std::max<long>(last, pos - before_new.begin());
         }
         if (!ok) break;
+        if (covers_a && !covers_b && !stronger) {
+          ok = false;  // the wait would now also wait for the second half
+          break;
+        }
         next = static_cast<unsigned>(before_new.size() - 1 - last);
         // Once a wait after both accesses covers them, every operation up to the pair is
         // complete and later waits keep their meaning.
@@ -452,7 +462,8 @@ bool clean(const program::Program& p, const std::string& kernel) {
 
 }  // namespace
 
-Widening widen_accesses(const program::Program& p, const std::string& kernel, std::optional<std::pair<size_t, size_t>> window) {
+Widening widen_accesses(const program::Program& p, const std::string& kernel, std::optional<std::pair<size_t, size_t>> window,
+                        bool allow_stronger_waits) {
   const program::Function* f = p.function(kernel);
   if (!f || !f->is_kernel) throw Error("no kernel named " + kernel, p.original().elf().name());
   const codeobj::Arch arch = p.original().target().arch;
@@ -484,7 +495,7 @@ Widening widen_accesses(const program::Program& p, const std::string& kernel, st
         for (size_t b = a + 1; b < items.size() && b <= a + kMaxDistance && !merged; ++b) {
           if (!items[b].mem || items[b].parent_line > last) continue;
           if (refused.count({items[a].parent_line, items[b].parent_line})) continue;
-          auto next = try_merge(items, a, b, limits, settled);
+          auto next = try_merge(items, a, b, limits, settled, allow_stronger_waits);
           if (!next) continue;
           if (!parent_checked) {
             ++r.probes;
@@ -524,7 +535,8 @@ Widening widen_accesses(const program::Program& p, const std::string& kernel, st
   }
   if (!r.changes.empty()) {
     r.program = apply_edit(p, r.edit);
-    r.edit.description = fmt::format("{} memory access pair(s) merged into wider accesses", r.changes.size());
+    r.edit.description = fmt::format("{} memory access pair(s) merged into wider accesses{}", r.changes.size(),
+                                     allow_stronger_waits ? ", some waits now waiting for both halves" : "");
   }
   return r;
 }
@@ -539,9 +551,17 @@ class WidenMove final : public Move {
   std::string name() const override { return "widen"; }
   std::string proposer() const override { return "rules"; }
   std::vector<Edit> propose(const MoveContext& c) override {
+    // First the merges that leave every wait as weak as before; then, if there are more, all merges
+    // (a wait that waited for one half of a pair now waits for both: the timing decides).
+    std::vector<Edit> edits;
     Widening w = widen_accesses(c.program, c.kernel, std::pair{c.window.first, c.window.last});
-    if (w.changes.empty() || c.max_edits == 0) return {};
-    return {w.edit};
+    if (!w.changes.empty()) edits.push_back(w.edit);
+    if (edits.size() < c.max_edits) {
+      Widening all = widen_accesses(c.program, c.kernel, std::pair{c.window.first, c.window.last}, true);
+      if (all.changes.size() > w.changes.size()) edits.push_back(all.edit);
+    }
+    if (edits.size() > c.max_edits) edits.resize(c.max_edits);
+    return edits;
   }
 };
 

@@ -54,10 +54,13 @@ struct Widening {
   size_t probes = 0;                // rebuild + check rounds spent
 };
 
-// Merges accesses on .text lines [first, last] of `kernel` (default: the whole kernel).
+// Merges accesses on .text lines [first, last] of `kernel` (default: the whole kernel). A merge can
+// make a wait stronger: one that waited for the first access of a pair but not the second now waits
+// for the merged access. `allow_stronger_waits` false refuses such merges (they may be slower).
 // Throws asmevo::Error when the kernel is unknown, its arch is not gfx90a/gfx942/gfx950, or it
 // already has static findings while there is something to merge (nothing to compare against).
 Widening widen_accesses(const program::Program& p, const std::string& kernel,
-                        std::optional<std::pair<size_t, size_t>> window = std::nullopt);
+                        std::optional<std::pair<size_t, size_t>> window = std::nullopt,
+                        bool allow_stronger_waits = false);
 
 }  // namespace asmevo::search
