@@ -208,6 +208,8 @@ std::optional<Mem> merged_access(const Mem& a, const Mem& b, std::string& text) 
     const int64_t s = 4 * a.dwords;
     for (const Mem* m : {&a, &b})
       if (m->offset < 0 || m->offset % s != 0 || m->offset / s > 255) return std::nullopt;
+    // Two writes to one address: the ISA does not say which of write2's elements lands last.
+    if (a.store && a.offset == b.offset) return std::nullopt;
     Mem m = a;
     const std::string size = a.dwords == 1 ? "b32" : "b64";
     auto offsets = [&](int64_t o0, int64_t o1) {

@@ -5,7 +5,7 @@
 //   buffer_load_dword / buffer_store_dword{,x2,x3}  (same vaddr, V#, soffset, offen/idxen)
 //                                                                           -> buffer_*_dwordx{2,3,4}
 //   ds_read_b32 / ds_read_b64   (same address VGPR, any two offsets)        -> ds_read2_b32 / ds_read2_b64
-//   ds_write_b32 / ds_write_b64 (same address VGPR, any two offsets)        -> ds_write2_b32 / ds_write2_b64
+//   ds_write_b32 / ds_write_b64 (same address VGPR, two different offsets)  -> ds_write2_b32 / ds_write2_b64
 //
 // One instruction instead of two issues once and holds one counter slot (vmcnt / lgkmcnt).
 //
@@ -26,6 +26,8 @@
 //   operation the original wait covered (in-order completion, check/waitcnt.h). The block must
 //   contain a wait that covers the merged access, or end the program, so that waits in other
 //   blocks keep their meaning.
+// - Window: both accesses must lie in the window; waits re-derived for a merge may lie after it
+//   (in the same block).
 // - Gate: each merge is kept only if the rebuilt kernel passes the static checks (waitcnt,
 //   hazards, resources); semantics are confirmed by verification like any other candidate.
 #pragma once

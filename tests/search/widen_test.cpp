@@ -229,6 +229,11 @@ TEST(WidenTest, IllegalPairsAreNotMerged) {
                       {"ds_read_b32 v28, v10", "ds_write_b32 v9, v5 offset:1024", "ds_read_b32 v29, v10 offset:64"},
                       /*must_be_equivalent=*/false);
   EXPECT_TRUE(search::widen_accesses(program::Program::recover(narrow), "matmul_tiled_f32").changes.empty());
+  // DS: two writes to the same address (ds_write2 does not order its two elements).
+  auto h0 = load(hip("histogram.co"));
+  auto same = split(h0, "histogram_u8", "ds_write2_b32 v3, v4, v4 offset0:2 offset1:3",
+                    {"ds_write_b32 v3, v4 offset:8", "ds_write_b32 v3, v5 offset:8"}, /*must_be_equivalent=*/false);
+  EXPECT_TRUE(search::widen_accesses(program::Program::recover(same), "histogram_u8").changes.empty());
 }
 
 TEST(WidenTest, MoveInterfaceAndErrors) {
