@@ -237,9 +237,9 @@ std::optional<Mem> merged_access(const Mem& a, const Mem& b, std::string& text) 
     return m;
   }
   // Global / buffer: contiguous bytes in consecutive registers, lower offset in lower registers.
-  const Mem *lo = nullptr, *hi = nullptr;
-  if (a.offset + 4 * a.dwords == b.offset && a.data.first + a.dwords == b.data.first) lo = &a, hi = &b;
-  else if (b.offset + 4 * b.dwords == a.offset && b.data.first + b.dwords == a.data.first) lo = &b, hi = &a;
+  const Mem* lo = nullptr;
+  if (a.offset + 4 * a.dwords == b.offset && a.data.first + a.dwords == b.data.first) lo = &a;
+  else if (b.offset + 4 * b.dwords == a.offset && b.data.first + b.dwords == a.data.first) lo = &b;
   else return std::nullopt;
   const unsigned n = a.dwords + b.dwords;
   if (n > 4) return std::nullopt;
@@ -261,7 +261,6 @@ std::optional<Mem> merged_access(const Mem& a, const Mem& b, std::string& text) 
   mn += fmt::format("x{}", n);
   text = mn + " " + join_operands(m.operands);
   for (const std::string& t : lo->tail) text += " " + t;
-  (void)hi;
   return m;
 }
 
@@ -298,7 +297,8 @@ std::string wait_text(const check::Wait& w, const check::CounterLimits& limits) 
   std::string t;
   for (check::Counter c : {check::kVmCnt, check::kExpCnt, check::kLgkmCnt})
     if (w.count[c] < limits.max[c]) t += fmt::format(" {}({})", check::counter_name(c), w.count[c]);
-  return t.empty() ? "s_nop 0" : "s_waitcnt" + t;
+  // Counts only ever decrease here, so a wait keeps at least one field.
+  return "s_waitcnt" + t;
 }
 
 struct Merged {
@@ -383,6 +383,10 @@ std::optional<Merged> try_merge(const std::vector<Item>& items, size_t a, size_t
           break;
         }
         next = static_cast<unsigned>(before_new.size() - 1 - last);
+        if (next > count) {
+          ok = false;  // cannot happen (one event fewer, none later); never weaken a wait
+          break;
+        }
         // Once a wait after both accesses covers them, every operation up to the pair is
         // complete and later waits keep their meaning.
         auto bpos = std::find(before.begin(), before.end(), b);
