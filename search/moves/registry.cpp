@@ -11,6 +11,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
   std::vector<std::unique_ptr<Move>> moves;
   if (proposer == "rules") {
     moves.push_back(make_waitcnt_refine_move());
+    moves.push_back(make_dead_code_move());
   } else if (proposer == "stochastic") {
   } else {
     throw Error("unknown proposer '" + proposer + "'", "--proposers", "use rules, stochastic or llm");
