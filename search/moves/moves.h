@@ -9,5 +9,6 @@ namespace asmevo::search {
 
 std::unique_ptr<Move> make_waitcnt_refine_move();  // waitcnt_refine.cpp
 std::unique_ptr<Move> make_dead_code_move();  // dead_code.cpp
+std::unique_ptr<Move> make_nop_minimize_move();  // nop_minimize.cpp
 
 }  // namespace asmevo::search
