@@ -13,6 +13,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_waitcnt_refine_move());
     moves.push_back(make_dead_code_move());
     moves.push_back(make_nop_minimize_move());
+    moves.push_back(make_register_compact_move());
   } else if (proposer == "stochastic") {
   } else {
     throw Error("unknown proposer '" + proposer + "'", "--proposers", "use rules, stochastic or llm");
