@@ -98,7 +98,7 @@ std::string refusal(const program::Program& p, const program::Function& f) {
 // run under complementary EXEC masks) a register written in the else half still carries the
 // then half's lanes to the join. Program::live_in treats every write as a kill, which would make
 // the then half's result look dead. Scalar writes (SALU, VALU writing an SGPR/VCC mask, EXEC)
-// are whole-register writes and do kill.
+// are whole-register writes and do kill, except the conditional and single-bit ones.
 std::vector<RegSet> exec_aware_live_in(const program::Program& p, const program::Function& f) {
   std::vector<RegSet> in(f.end - f.begin);
   std::vector<RegSet> block_in(f.blocks.size());
@@ -113,8 +113,10 @@ std::vector<RegSet> exec_aware_live_in(const program::Program& p, const program:
         const Line& l = p.text_line(i);
         if (l.kind != Line::Instr && l.kind != Line::RawInstr) continue;
         auto regs = p.registers_of(l);
+        // s_cmov/s_cmovk write only when SCC is set and s_bitset0/1 write one bit: no kill either.
+        const bool partial_scalar = l.inst && (starts_with(l.inst->mnemonic, "s_cmov") || starts_with(l.inst->mnemonic, "s_bitset"));
         for (const auto& d : regs.defs) {
-          if (d.file == RegFile::VGPR || d.file == RegFile::AGPR) continue;
+          if (d.file == RegFile::VGPR || d.file == RegFile::AGPR || (partial_scalar && d.file == RegFile::SGPR)) continue;
           RegSet kill;
           kill.add(d);
           live.bits &= ~kill.bits;

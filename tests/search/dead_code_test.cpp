@@ -133,6 +133,16 @@ TEST(DeadCodeTest, KeepsLoadsWithDeadResults) {
   EXPECT_TRUE(r.removals.empty()) << r.removals.size();
 }
 
+TEST(DeadCodeTest, KeepsTheThenHalfOfAnIfElse) {
+  // tanh_f32 computes v3 in a "then" half and writes v3 again in the "else" half under the
+  // complementary EXEC mask; the then half's lanes are read after the join. A liveness that
+  // counted the else half's VALU write as a kill would call the whole then half dead.
+  auto k0 = load(hip("tanh.co"));
+  auto r = search::eliminate_dead_code(program::Program::recover(k0), "tanh_f32");
+  for (const auto& rm : r.removals) EXPECT_EQ(rm.text.rfind("v_", 0), std::string::npos) << rm.text;
+  EXPECT_TRUE(r.removals.empty());
+}
+
 TEST(DeadCodeTest, RefusesKernelsWithCallsAndUnknownKernels) {
   auto k0 = load(hip("bias_gelu.co"));
   auto r = search::eliminate_dead_code(program::Program::recover(k0), "bias_gelu_f32");
