@@ -133,6 +133,26 @@ TEST(DeadCodeTest, KeepsLoadsWithDeadResults) {
   EXPECT_TRUE(r.removals.empty()) << r.removals.size();
 }
 
+TEST(DeadCodeTest, KeepsADeadInstructionAHazardNeedsAsAWaitState) {
+  // softmax_rows_f32: v_cmp_*_e64 writes s[6:7], `s_nop 1` (2 wait states), then v_cndmask reads
+  // s[6:7] as its mask. With the s_nop 1 replaced by a dead `v_mov_b32 v20, 0` + `s_nop 0` the
+  // move still gives the 2 wait states; removing the dead move would leave 1, a hazard, so the
+  // rebuilt-and-checked fallback keeps it.
+  auto k0 = load(hip("softmax.co"));
+  const std::string kernel = "softmax_rows_f32";
+  auto p = program::Program::recover(k0);
+  size_t nop = find_line(p, kernel, "s_nop 1");
+  ASSERT_GT(nop, 0u);
+  p.replace(nop, nop, {"v_mov_b32_e32 v20, 0", "s_nop 0"});
+  auto edited = rebuilt(p, "edited.co");
+  ASSERT_TRUE(checked(edited, kernel).clean());
+  auto r = search::eliminate_dead_code(program::Program::recover(edited), kernel);
+  for (const auto& rm : r.removals) EXPECT_NE(rm.text, "v_mov_b32_e32 v20, 0");
+  EXPECT_GE(r.probes, 3u);  // the kernel, the whole result, then each removal alone
+  auto cleaned = rebuilt(std::move(r.program), "cleaned.co");
+  EXPECT_TRUE(checked(cleaned, kernel).clean());
+}
+
 TEST(DeadCodeTest, KeepsTheThenHalfOfAnIfElse) {
   // tanh_f32 computes v3 in a "then" half and writes v3 again in the "else" half under the
   // complementary EXEC mask; the then half's lanes are read after the join. A liveness that
