@@ -175,3 +175,8 @@ TEST(DeadCodeTest, CorpusKernelsStaySafeAndEquivalent) {
   auto move = search::make_dead_code_move();
   run_on_corpus(*move);
 }
+
+TEST(DeadCodeTest, Gfx90aAndGfx950CorpusKernelsStaySafeAndEquivalent) {
+  auto move = search::make_dead_code_move();
+  for (const char* arch : {"gfx90a", "gfx950"}) run_on_corpus(*move, arch);
+}

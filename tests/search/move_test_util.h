@@ -66,8 +66,8 @@ struct CorpusKernel {
   std::string path, kernel, spec, label;
 };
 
-// Every gfx942 kernel of the HIP corpus (built) and of the Triton corpus (committed), with its spec.
-inline std::vector<CorpusKernel> gfx942_corpus() {
+// Every kernel of the HIP corpus (built) and of the Triton corpus (committed) for `arch`, with its spec.
+inline std::vector<CorpusKernel> corpus(const std::string& arch = "gfx942") {
   namespace fs = std::filesystem;
   std::vector<CorpusKernel> out;
   auto scan = [&](const std::string& dir, const std::string& ext, const std::string& spec_dir, const std::string& tag) {
@@ -79,21 +79,21 @@ inline std::vector<CorpusKernel> gfx942_corpus() {
       auto co = load(path.string());
       for (const auto& k : co.kernels()) {
         std::string spec = spec_dir + "/" + k.name + ".yaml";
-        if (fs::exists(spec)) out.push_back({path.string(), k.name, spec, tag + "/" + k.name});
+        if (fs::exists(spec)) out.push_back({path.string(), k.name, spec, tag + "/" + arch + "/" + k.name});
       }
     }
   };
-  scan(std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942", ".co", std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch", "hip");
-  scan(std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/gfx942", ".hsaco", std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch", "triton");
+  scan(std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/" + arch, ".co", std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch", "hip");
+  scan(std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/" + arch, ".hsaco", std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch", "triton");
   return out;
 }
 
-// Runs `move` on every gfx942 corpus kernel; each proposal is applied, rebuilt, checked clean and
+// Runs `move` on every corpus kernel of `arch`; each proposal is applied, rebuilt, checked clean and
 // verified EQUIVALENT against the original. Returns the labels of the kernels it changed.
-inline std::vector<std::string> run_on_corpus(search::Move& move) {
+inline std::vector<std::string> run_on_corpus(search::Move& move, const std::string& arch = "gfx942") {
   std::vector<std::string> changed, refused;
   size_t total = 0;
-  for (const auto& c : gfx942_corpus()) {
+  for (const auto& c : corpus(arch)) {
     ++total;
     auto k0 = load(c.path);
     auto p = program::Program::recover(k0);
@@ -115,7 +115,7 @@ inline std::vector<std::string> run_on_corpus(search::Move& move) {
       EXPECT_EQ(verdict(k0, k1, c.spec), verify::Verdict::Equivalent) << c.label << "\n" << edit.diff();
     }
   }
-  std::cout << "[" << move.name() << "] changed " << changed.size() << " of " << total << " gfx942 corpus kernels:";
+  std::cout << "[" << move.name() << "] changed " << changed.size() << " of " << total << " " << arch << " corpus kernels:";
   for (const auto& l : changed) std::cout << " " << l;
   std::cout << "\n";
   for (const auto& r : refused) std::cout << "[" << move.name() << "] refused " << r << "\n";

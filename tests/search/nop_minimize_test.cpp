@@ -108,3 +108,8 @@ TEST(NopMinimizeTest, CorpusKernelsStaySafeAndEquivalent) {
   auto move = search::make_nop_minimize_move();
   run_on_corpus(*move);
 }
+
+TEST(NopMinimizeTest, Gfx90aAndGfx950CorpusKernelsStaySafeAndEquivalent) {
+  auto move = search::make_nop_minimize_move();
+  for (const char* arch : {"gfx90a", "gfx950"}) run_on_corpus(*move, arch);
+}

@@ -115,15 +115,23 @@ TEST(RegisterCompactTest, CorpusKernelsStaySafeAndEquivalent) {
   run_on_corpus(*move);
 }
 
+TEST(RegisterCompactTest, Gfx90aAndGfx950CorpusKernelsStaySafeAndEquivalent) {
+  auto move = search::make_register_compact_move();
+  for (const char* arch : {"gfx90a", "gfx950"}) run_on_corpus(*move, arch);
+}
+
 TEST(RegisterCompactTest, SpreadCorpusKernelsAreCompactedBackAndStayEquivalent) {
   // Each corpus kernel with its VGPRs from v2 up shifted by an even distance to the top of the
   // file (and its AGPRs likewise): tuples stay even-aligned (a tuple never spans v1|v2), v0/v1
   // stay, occupancy falls. Compaction must win the occupancy back, check clean and verify
   // EQUIVALENT against the original. (Registers the kernel may read before writing them — live at
   // its entry, e.g. the MFMA kernels' operands — stay put, so a few spread kernels cannot come back.)
+  // gfx942 and gfx90a (MI200 differs in MFMA forms and has no architected flat scratch).
   size_t spread = 0, compacted_back = 0;
   std::vector<std::string> not_back;
-  for (const auto& c : gfx942_corpus()) {
+  std::vector<CorpusKernel> kernels = corpus("gfx942"), gfx90a = corpus("gfx90a");
+  kernels.insert(kernels.end(), gfx90a.begin(), gfx90a.end());
+  for (const auto& c : kernels) {
     auto k0 = load(c.path);
     auto p = program::Program::recover(k0);
     const program::Function* f = p.function(c.kernel);
