@@ -11,6 +11,7 @@
 #include "cli/check.h"
 #include "cli/patch.h"
 #include "cli/rebuild.h"
+#include "cli/report.h"
 #include "cli/spec.h"
 #include "cli/timing.h"
 #include "cli/verify.h"
@@ -66,6 +67,9 @@ int main(int argc, char** argv) {
   auto* cmd_time = asmevo::cli::add_time_command(app, time_opts);
   auto* cmd_profile = asmevo::cli::add_profile_command(app, profile_opts);
 
+  asmevo::cli::ReportOptions report;
+  auto* cmd_report = asmevo::cli::add_report_command(app, report);
+
   asmevo::cli::CoverageOptions coverage;
   auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
   cmd_cov->add_option("files", coverage.files, "code objects");
@@ -92,6 +96,7 @@ int main(int argc, char** argv) {
     if (*cmd_roundtrip) return asmevo::cli::run_roundtrip(roundtrip);
     if (*cmd_verify) return asmevo::cli::run_verify(verify);
     if (*cmd_spec) return asmevo::cli::run_spec(spec);
+    if (*cmd_report) return asmevo::cli::run_report(report);
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();

@@ -4,7 +4,10 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <cctype>
 
 #include "support/error.h"
 
@@ -207,6 +210,18 @@ KernelRecord read_kernel(const Stmt& s) {
   return k;
 }
 
+// `path` for a file: URI: everything but unreserved characters and '/' percent-encoded.
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
 }  // namespace
 
 Store::Store(const std::string& path) : path_(path) { open(false); }
@@ -227,7 +242,17 @@ void Store::open(bool read_only) {
     throw Error("not an AsmEvo store: not a regular file", path_, "pass the --db file of an `asmevo optimize` run");
 
   int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+  std::string name = path_;
+  // A read-only connection to a WAL database creates the -wal and -shm files beside it (with the
+  // database's mode): for a write-protected store that nobody has open (no -wal), they would be
+  // read-only leftovers that later stop a writer. Such a file cannot change under us, so it is
+  // opened as immutable instead: no locks, no companion files.
+  struct stat wal{};
+  if (read_only && (st.st_mode & 0222) == 0 && ::stat((path_ + "-wal").c_str(), &wal) != 0) {
+    name = "file:" + uri_path(path_) + "?immutable=1";
+    flags |= SQLITE_OPEN_URI;
+  }
+  if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close_v2(db_);
     db_ = nullptr;
