@@ -323,7 +323,8 @@ std::string side_by_side(const Listing& a, const Listing& b, size_t context = 3)
   for (size_t i = 0; i < ops.size(); ++i)
     if (ops[i].kind != DiffOp::kEqual)
       for (size_t k = i >= context ? i - context : 0; k < ops.size() && k <= i + context; ++k) keep[k] = true;
-  std::string s = "<table class=\"diff\"><tr><th>#</th><th>cycles</th><th>parent</th><th>#</th><th>cycles</th><th>child</th></tr>";
+  std::string s = "<table class=\"diff\"><tr><th>#</th><th>cycles <span class=\"kind\">modeled</span></th><th>parent</th><th>#</th>"
+                  "<th>cycles <span class=\"kind\">modeled</span></th><th>child</th></tr>";
   bool any = false, gap = false;
   for (size_t i = 0; i < ops.size();) {
     if (!keep[i]) {
