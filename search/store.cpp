@@ -222,6 +222,10 @@ std::string uri_path(const std::string& path) {
   return out;
 }
 
+void require_writable(bool read_only, const std::string& path) {
+  if (read_only) throw Error("the experiment store was opened read-only", path, "open it for writing");
+}
+
 }  // namespace
 
 Store::Store(const std::string& path) : path_(path) { open(false); }
@@ -336,14 +340,9 @@ void Store::open(bool read_only) {
   }
 }
 
-#define ASMEVO_STORE_WRITABLE()                                                                      \
-  do {                                                                                               \
-    if (read_only_) throw Error("the experiment store was opened read-only", path_, "open it for writing"); \
-  } while (0)
-
 int64_t Store::begin_run(const std::string& command, uint64_t seed, const std::string& options_json) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT INTO runs(started, command, seed, options, status) VALUES (" + std::string(kNow) + ", ?, ?, ?, 'running')");
@@ -356,7 +355,7 @@ int64_t Store::begin_run(const std::string& command, uint64_t seed, const std::s
 
 void Store::finish_run(int64_t run, const std::string& status) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   require(status == "running" || status == "finished" || status == "interrupted",
           "unknown run status '" + status + "'", path_, "use running, finished or interrupted");
   Txn t(db_, path_);
@@ -368,7 +367,7 @@ void Store::finish_run(int64_t run, const std::string& status) {
 
 KernelRecord Store::kernel(const KernelRecord& wanted) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   require(!wanted.k0_sha.empty(), "kernel record for " + wanted.kernel + " without k0_sha", path_,
           "pass the SHA-256 of the original code object (it identifies the kernel on resume)");
   require(wanted.figure_kind == "modeled" || wanted.figure_kind == "measured",
@@ -403,7 +402,7 @@ void Store::add_windows(int64_t kernel, std::optional<int64_t> candidate, const 
                         const std::vector<std::pair<size_t, size_t>>& lines, const std::vector<double>& shares,
                         const std::vector<double>& cycles, const std::vector<std::string>& listings) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   const size_t n = ids.size();
   require(lines.size() == n && shares.size() == n && cycles.size() == n && (listings.empty() || listings.size() == n),
           "add_windows: ids, lines, shares, cycles and listings differ in length", path_);
@@ -423,7 +422,7 @@ void Store::add_windows(int64_t kernel, std::optional<int64_t> candidate, const 
 
 int64_t Store::add_candidate(CandidateRecord c, const AcceptedRecord* accepted) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   if (accepted) {
     if (c.verdict.empty()) c.verdict = "accepted";
     require(c.verdict == "accepted", "candidate with an accepted row but verdict '" + c.verdict + "'", path_);
@@ -460,7 +459,7 @@ int64_t Store::add_candidate(CandidateRecord c, const AcceptedRecord* accepted) 
 
 void Store::add_counterexample(int64_t kernel, int64_t candidate, const std::string& folder, const std::string& spec_text) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT INTO counterexamples(kernel, candidate, folder, spec_text, created) VALUES (?, ?, ?, ?, " +
@@ -472,7 +471,7 @@ void Store::add_counterexample(int64_t kernel, int64_t candidate, const std::str
 void Store::set_final(int64_t kernel, std::optional<int64_t> candidate, const std::string& verdict, double cycles,
                       double speedup, const std::string& report_json) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT OR REPLACE INTO final(kernel, candidate, verdict, cycles, speedup, report, created) "
@@ -483,7 +482,7 @@ void Store::set_final(int64_t kernel, std::optional<int64_t> candidate, const st
 
 void Store::add_note(int64_t kernel, const std::string& window, const std::string& author, const std::string& text) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT INTO notes(kernel, window, author, text, created) VALUES (?, ?, ?, ?, " + std::string(kNow) + ")");
