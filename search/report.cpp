@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -764,6 +765,9 @@ std::string render_report(const std::string& db_path) {
 }
 
 void write_report(const std::string& db_path, const std::string& out_path) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(db_path, out_path, ec))
+    throw Error("the report would replace the experiment store itself", out_path, "write the report to another file (-o)");
   write_file_atomic(out_path, render_report(db_path));
 }
 

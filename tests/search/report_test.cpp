@@ -315,6 +315,18 @@ TEST(Report, MissingOrForeignDatabaseIsBadInput) {
     EXPECT_NE(e.format().find("not an SQLite database"), std::string::npos) << e.format();
   }
   EXPECT_FALSE(fs::exists(d.file("r.html")));
+
+  // -o naming the store itself (by another spelling) is refused; the store is left alone.
+  const std::string db = d.file("run.sqlite");
+  { Store s(db); }
+  auto before = asmevo::read_file_bytes(db);
+  try {
+    write_report(db, (d.path / "." / "run.sqlite").string());
+    FAIL() << "no error";
+  } catch (const asmevo::Error& e) {
+    EXPECT_NE(e.format().find("replace the experiment store"), std::string::npos) << e.format();
+  }
+  EXPECT_EQ(asmevo::read_file_bytes(db), before);
 }
 
 TEST(Report, EmptyStoreStillRenders) {
