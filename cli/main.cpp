@@ -9,6 +9,7 @@
 #include "cli/run.h"
 #include "cli/abi_diff.h"
 #include "cli/check.h"
+#include "cli/optimize.h"
 #include "cli/patch.h"
 #include "cli/rebuild.h"
 #include "cli/report.h"
@@ -67,6 +68,9 @@ int main(int argc, char** argv) {
   auto* cmd_time = asmevo::cli::add_time_command(app, time_opts);
   auto* cmd_profile = asmevo::cli::add_profile_command(app, profile_opts);
 
+  asmevo::cli::OptimizeCommandOptions optimize;
+  auto* cmd_optimize = asmevo::cli::add_optimize_command(app, optimize);
+
   asmevo::cli::ReportOptions report;
   auto* cmd_report = asmevo::cli::add_report_command(app, report);
 
@@ -96,6 +100,11 @@ int main(int argc, char** argv) {
     if (*cmd_roundtrip) return asmevo::cli::run_roundtrip(roundtrip);
     if (*cmd_verify) return asmevo::cli::run_verify(verify);
     if (*cmd_spec) return asmevo::cli::run_spec(spec);
+    if (*cmd_optimize) {
+      std::string command_line = "asmevo";
+      for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+      return asmevo::cli::run_optimize(optimize, command_line);
+    }
     if (*cmd_report) return asmevo::cli::run_report(report);
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";

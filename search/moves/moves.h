@@ -8,5 +8,13 @@
 namespace asmevo::search {
 
 std::unique_ptr<Move> make_waitcnt_refine_move();  // waitcnt_refine.cpp
+std::unique_ptr<Move> make_waitcnt_sink_move();    // waitcnt_sink.cpp
+std::unique_ptr<Move> make_kernarg_hoist_move();   // kernarg_hoist.cpp
+std::unique_ptr<Move> make_widen_move();           // widen.cpp
+
+// stochastic.cpp
+std::unique_ptr<Move> make_stochastic_swap_move();
+std::unique_ptr<Move> make_stochastic_shift_move();
+std::unique_ptr<Move> make_stochastic_delete_move();
 
 }  // namespace asmevo::search

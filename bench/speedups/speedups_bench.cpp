@@ -1,0 +1,134 @@
+// bench/speedups: `optimize` with a fixed budget and seed over every corpus kernel (HIP and Triton,
+// one arch), one table: kernel, baseline and best modeled µs, speedup, candidates, accepted,
+// re-verification verdict, accepted moves; then the geomean, the max, how many improved, and the
+// candidates-per-second rate. Every time is MODELED (the asmevo timing model), not measured.
+//
+//   speedups_bench [--arch gfx942] [--budget 40] [--seed 1] [--proposers rules,stochastic]
+//                  [--only k1,k2] [--jobs 1] [--json FILE]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "bench/mutants/corpus_kernels.h"
+#include "search/optimizer.h"
+#include "search/store.h"
+#include "support/error.h"
+#include "support/file_io.h"
+
+using namespace asmevo;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ','))
+    if (!x.empty()) out.push_back(x);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string arch = "gfx942", proposers = "rules,stochastic", only, json_path;
+  size_t budget = 40;
+  uint64_t seed = 1;
+  unsigned jobs = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "error: " << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--arch") arch = next();
+    else if (a == "--budget") budget = std::stoul(next());
+    else if (a == "--seed") seed = std::stoull(next());
+    else if (a == "--proposers") proposers = next();
+    else if (a == "--only") only = next();
+    else if (a == "--jobs") jobs = static_cast<unsigned>(std::stoul(next()));
+    else if (a == "--json") json_path = next();
+    else {
+      std::cerr << "usage: speedups_bench [--arch A] [--budget N] [--seed S] [--proposers P] [--only K,..] [--jobs N] [--json FILE]\n";
+      return 2;
+    }
+  }
+  try {
+    const auto kernels = mutants::corpus_kernels(arch, split(only));
+    const fs::path tmp = fs::temp_directory_path() / fmt::format("asmevo-speedups-{}", ::getpid());
+    fs::create_directories(tmp);
+    search::OptimizeOptions o;
+    o.budget = budget;
+    o.seed = seed;
+    o.jobs = jobs;
+    o.proposers = split(proposers);
+    std::cout << fmt::format("bench/speedups: {} kernels on {}, budget {} candidates each, seed {}, proposers {} -- times MODELED\n",
+                             kernels.size(), arch, budget, seed, proposers);
+    std::cout << fmt::format("{:<34} {:>11} {:>11} {:>8} {:>6} {:>5} {:<11} {:>6}  {}\n", "kernel", "base us", "best us", "speedup",
+                             "cands", "acc", "re-verify", "sec", "accepted moves");
+    nlohmann::json rows = nlohmann::json::array();
+    double log_sum = 0, max_speedup = 0, total_s = 0;
+    size_t improved = 0, total_candidates = 0, failed = 0;
+    for (const auto& k : kernels) {
+      const auto start = std::chrono::steady_clock::now();
+      std::string moves, verdict, error;
+      search::KernelOutcome out;
+      try {
+        search::Store store((tmp / (k.kernel + ".sqlite")).string());
+        search::KernelJob job{k.kernel, k.spec, {emu::load_launch_spec(k.spec)}};
+        auto r = search::optimize(read_file_bytes(k.code_object), k.code_object, {job}, store, o, "speedups_bench");
+        out = r.kernels.at(0);
+        for (const auto& [m, n] : out.accepted_moves) moves += (moves.empty() ? "" : ", ") + fmt::format("{} x{}", m, n);
+        verdict = out.final_verdict == "EQUIVALENT" ? "EQUIVALENT" : (out.accepted ? "FAILED" : "-");
+      } catch (const Error& e) {
+        error = e.format();
+        ++failed;
+      }
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      total_s += secs;
+      if (!error.empty()) {
+        std::cout << fmt::format("{:<34} ERROR {}\n", k.kernel, error);
+        rows.push_back({{"kernel", k.kernel}, {"error", error}});
+        continue;
+      }
+      const double s = out.speedup();
+      log_sum += std::log(s);
+      max_speedup = std::max(max_speedup, s);
+      improved += s > 1.0;
+      total_candidates += out.candidates_this_run;
+      std::cout << fmt::format("{:<34} {:>11.3f} {:>11.3f} {:>7.3f}x {:>6} {:>5} {:<11} {:>6.1f}  {}\n", k.kernel, out.baseline_us,
+                               out.best_us, s, out.candidates_this_run, out.accepted, verdict, secs, moves.empty() ? "-" : moves)
+                << std::flush;
+      nlohmann::json rejected = out.rejected_at;
+      rows.push_back({{"kernel", k.kernel}, {"code_object", k.code_object}, {"baseline_us", out.baseline_us}, {"best_us", out.best_us},
+                      {"baseline_cycles", out.baseline_cycles}, {"best_cycles", out.best_cycles}, {"speedup", s},
+                      {"candidates", out.candidates_this_run}, {"accepted", out.accepted}, {"final_verdict", out.final_verdict},
+                      {"accepted_moves", out.accepted_moves}, {"rejected_at", rejected}, {"seconds", secs}});
+    }
+    const size_t n = kernels.size() - failed;
+    const double geomean = n ? std::exp(log_sum / n) : 0;
+    std::cout << fmt::format("geomean speedup {:.3f}x (modeled), max {:.3f}x, improved {}/{}, errors {}\n", geomean, max_speedup,
+                             improved, n, failed);
+    std::cout << fmt::format("{} candidates in {:.1f} s: {:.2f} candidates/s\n", total_candidates, total_s,
+                             total_s > 0 ? total_candidates / total_s : 0.0);
+    if (!json_path.empty())
+      write_file_atomic(json_path, nlohmann::json{{"schema", "asmevo.speedups/1"}, {"arch", arch}, {"budget", budget}, {"seed", seed},
+                                                  {"figures", "modeled"}, {"geomean", geomean}, {"max", max_speedup},
+                                                  {"improved", improved}, {"kernels", rows}, {"candidates", total_candidates},
+                                                  {"seconds", total_s}}.dump(2));
+    fs::remove_all(tmp);
+    return failed ? 1 : 0;
+  } catch (const Error& e) {
+    std::cerr << e.format() << "\n";
+    return e.exit_code();
+  }
+}

@@ -1,0 +1,181 @@
+#include "cli/optimize.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "codeobj/code_object.h"
+#include "search/move.h"
+#include "search/optimizer.h"
+#include "search/store.h"
+#include "support/error.h"
+#include "support/file_io.h"
+
+namespace asmevo::cli {
+namespace fs = std::filesystem;
+
+CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& o) {
+  auto* cmd = app.add_subcommand("optimize", "Search for a faster, verified-equivalent version of a kernel (docs/search.md)");
+  cmd->add_option("file", o.file, "code object (K0); never modified")->required();
+  cmd->add_option("--kernel", o.kernel, "only this kernel (default: every kernel that has a launch spec)");
+  cmd->add_option("--launch", o.launches, "launch spec(s) (YAML); each names its kernel")->required();
+  cmd->add_option("-o,--output", o.output, "the optimized code object (written atomically)")->required();
+  cmd->add_option("--budget", o.budget, "candidates per kernel, counted over resumed runs (0: no limit; default 200)");
+  cmd->add_option("--time", o.time_s, "wall-clock limit in seconds for the whole run (0: none)");
+  cmd->add_option("--jobs", o.jobs, "emulator threads per run (default 1)");
+  cmd->add_option("--seed", o.seed, "random seed (default 1); same seed, same search");
+  cmd->add_option("--db", o.db, "experiment store (SQLite); default OUT with extension .sqlite");
+  cmd->add_flag("--resume", o.resume, "continue the run recorded in --db (accepted results are kept)");
+  cmd->add_option("--proposers", o.proposers, "comma-separated: rules, stochastic, llm (default rules,stochastic)");
+  cmd->add_option("--min-gain", o.min_gain_percent, "accept a candidate only if at least this many percent faster than its parent (default 1)");
+  cmd->add_option("--windows", o.windows, "hot windows per parent (default 5)");
+  cmd->add_option("--counterexamples", o.counterexamples, "where counterexamples go (default OUT.counterexamples/)");
+  cmd->add_flag("--patch-only", o.patch_only, "only in-place patches of the original bytes (what is used anyway when K0 cannot be rebuilt exactly)");
+  cmd->add_flag("--no-report", o.no_report, "do not write the HTML report next to OUT");
+  cmd->add_flag("--json", o.json, "print the summary as JSON (schema asmevo.optimize/1)");
+  return cmd;
+}
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string with_extension(const std::string& path, const std::string& ext) {
+  fs::path p(path);
+  p.replace_extension(ext);
+  return p.string();
+}
+
+std::string duration(double s) {
+  if (s < 0) return "?";
+  if (s < 90) return fmt::format("{:.0f}s", s);
+  return fmt::format("{:.0f}m{:02.0f}s", std::floor(s / 60), std::fmod(s, 60));
+}
+
+}  // namespace
+
+int run_optimize(const OptimizeCommandOptions& o, const std::string& command_line) {
+  const std::vector<uint8_t> k0_bytes = read_file_bytes(o.file);
+  std::error_code ec;
+  if (fs::exists(o.output) && fs::equivalent(o.file, o.output, ec))
+    throw Error("the output would overwrite the input " + o.file, "-o " + o.output, "write the optimized object to another file");
+  const codeobj::CodeObject k0 = codeobj::CodeObject::parse(k0_bytes, o.file);
+
+  // Launch specs by kernel; the kernels to optimize.
+  std::map<std::string, search::KernelJob> by_kernel;
+  for (const std::string& path : o.launches) {
+    emu::LaunchSpec s = emu::load_launch_spec(path);
+    auto& job = by_kernel[s.kernel];
+    job.kernel = s.kernel;
+    job.spec_path = job.spec_path.empty() ? path : job.spec_path + "," + path;
+    job.specs.push_back(std::move(s));
+  }
+  std::vector<search::KernelJob> jobs;
+  std::string names;
+  for (const auto& k : k0.kernels()) names += (names.empty() ? "" : ", ") + k.name;
+  for (const auto& [name, job] : by_kernel)
+    if (!k0.kernel(name)) throw Error("the launch spec " + job.spec_path + " is for kernel " + name + ", which " + o.file + " does not have", "--launch", "kernels in this file: " + names);
+  if (!o.kernel.empty()) {
+    if (!k0.kernel(o.kernel)) throw Error("no kernel named " + o.kernel, o.file, "kernels in this file: " + names);
+    auto it = by_kernel.find(o.kernel);
+    if (it == by_kernel.end()) throw Error("no launch spec for kernel " + o.kernel, "--launch", "pass a spec whose kernel: is " + o.kernel);
+    jobs.push_back(it->second);
+  } else {
+    for (const auto& k : k0.kernels()) {
+      auto it = by_kernel.find(k.name);
+      if (it != by_kernel.end()) jobs.push_back(it->second);
+    }
+    if (jobs.empty()) throw Error("none of the launch specs is for a kernel of " + o.file, "--launch", "kernels in this file: " + names);
+  }
+
+  search::OptimizeOptions opts;
+  opts.budget = o.budget;
+  opts.time_limit_s = o.time_s;
+  opts.jobs = o.jobs;
+  opts.seed = o.seed;
+  opts.proposers = split_commas(o.proposers);
+  if (opts.proposers.empty()) throw Error("--proposers is empty", "--proposers", "use rules, stochastic or both");
+  for (const std::string& p : opts.proposers) {  // before anything is created on disk
+    if (p == "llm" && !opts.make_llm)
+      throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
+    if (p != "llm") search::make_moves(p);
+  }
+  opts.min_gain = o.min_gain_percent / 100.0;
+  if (opts.min_gain < 0 || opts.min_gain >= 1) throw Error(fmt::format("--min-gain {} is not a percentage in [0, 100)", o.min_gain_percent), "--min-gain", "e.g. --min-gain 1 accepts candidates at least 1% faster than their parent");
+  opts.windows = o.windows;
+  opts.resume = o.resume;
+  opts.patch_only = o.patch_only;
+  if (o.budget == 0 && o.time_s <= 0) throw Error("no limit: --budget 0 needs --time", "--budget", "give --budget N or --time SECONDS");
+
+  const std::string db_path = o.db.empty() ? with_extension(o.output, ".sqlite") : o.db;
+  if (fs::exists(db_path) && !o.resume)
+    throw Error("the experiment store " + db_path + " already exists", "--db", "pass --resume to continue it, or choose another --db");
+  opts.counterexample_dir = o.counterexamples.empty() ? o.output + ".counterexamples" : o.counterexamples;
+  search::Store store(db_path);
+
+  const bool tty = isatty(STDERR_FILENO);
+  search::Progress progress;
+  size_t last_plain = 0;
+  progress.log = [&](const std::string& line) {
+    if (tty) std::cerr << "\r\033[K";
+    std::cerr << line << "\n";
+  };
+  progress.status = [&](const search::ProgressStatus& s) {
+    std::string line = fmt::format("{}: {} tried, {} verified, {} accepted, best {:.3f}x (modeled) | window {} | {} | {:.1f}/s | ETA {}",
+                                   s.kernel, s.budget ? fmt::format("{}/{}", s.tried, s.budget) : std::to_string(s.tried), s.verified,
+                                   s.accepted, s.best_speedup, s.window, s.move, s.rate, duration(s.eta_s));
+    if (tty) {
+      std::cerr << "\r\033[K" << line.substr(0, 200) << std::flush;
+    } else if (s.tried >= last_plain + 25) {
+      last_plain = s.tried;
+      std::cerr << line << "\n";
+    }
+  };
+
+  search::OptimizeResult r = search::optimize(k0_bytes, o.file, jobs, store, opts, command_line, progress);
+  if (tty) std::cerr << "\r\033[K";
+  write_file_atomic(o.output, r.bytes);
+
+  nlohmann::json j = {{"schema", "asmevo.optimize/1"}, {"input", o.file}, {"output", o.output}, {"db", db_path},
+                      {"figures", "modeled"}, {"seconds", r.seconds}, {"candidates", r.candidates}, {"kernels", nlohmann::json::array()}};
+  for (const auto& k : r.kernels)
+    j["kernels"].push_back({{"kernel", k.kernel}, {"baseline_cycles", k.baseline_cycles}, {"best_cycles", k.best_cycles},
+                            {"baseline_us", k.baseline_us}, {"best_us", k.best_us}, {"speedup", k.speedup()},
+                            {"candidates", k.candidates}, {"candidates_this_run", k.candidates_this_run}, {"accepted", k.accepted},
+                            {"final_verdict", k.final_verdict}, {"accepted_moves", k.accepted_moves}, {"rejected_at", k.rejected_at},
+                            {"patch_mode", k.patch_mode}, {"seconds", k.seconds}});
+  if (o.json) {
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << "Optimized " << o.file << " -- times are MODELED (asmevo timing model), not measured\n";
+  std::cout << fmt::format("{:<28} {:>12} {:>12} {:>8} {:>10} {:>8}  {:<12} {}\n", "kernel", "baseline us", "best us", "speedup",
+                           "candidates", "accepted", "re-verified", "accepted moves");
+  for (const auto& k : r.kernels) {
+    std::string moves;
+    for (const auto& [m, n] : k.accepted_moves) moves += (moves.empty() ? "" : ", ") + fmt::format("{} x{}", m, n);
+    std::cout << fmt::format("{:<28} {:>12.3f} {:>12.3f} {:>7.3f}x {:>10} {:>8}  {:<12} {}\n", k.kernel, k.baseline_us, k.best_us,
+                             k.speedup(), k.candidates, k.accepted, k.final_verdict == "EQUIVALENT" ? "EQUIVALENT" : "-",
+                             moves.empty() ? "-" : moves);
+    if (k.final_verdict != "EQUIVALENT") std::cout << "  " << k.kernel << ": " << k.final_verdict << "\n";
+  }
+  const double rate = r.seconds > 0 ? r.candidates / r.seconds : 0;
+  std::cout << fmt::format("{} candidates in {:.1f} s ({:.2f} candidates/s)\n", r.candidates, r.seconds, rate);
+  std::cout << "optimized object: " << o.output << "\n";
+  std::cout << "experiment store: " << db_path << "\n";
+  return kExitOk;
+}
+
+}  // namespace asmevo::cli

@@ -1,0 +1,29 @@
+// `asmevo optimize FILE [--kernel K] --launch SPEC.yaml... -o OUT.co`: the optimizer
+// (search/optimizer.h, docs/search.md). Exit 0 when OUT was written (possibly with no speedup).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace asmevo::cli {
+
+struct OptimizeCommandOptions {
+  std::string file, kernel, output, db, counterexamples;
+  std::vector<std::string> launches;
+  size_t budget = 200;
+  double time_s = 0;
+  unsigned jobs = 1;
+  uint64_t seed = 1;
+  std::string proposers = "rules,stochastic";
+  double min_gain_percent = 1.0;
+  unsigned windows = 5;
+  bool resume = false, json = false, no_report = false, patch_only = false;
+};
+
+CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& opts);
+int run_optimize(const OptimizeCommandOptions& opts, const std::string& command_line);
+
+}  // namespace asmevo::cli

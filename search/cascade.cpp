@@ -1,0 +1,251 @@
+#include "search/cascade.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "build/patch.h"
+#include "build/rebuild.h"
+#include "emu/program.h"
+#include "support/error.h"
+
+namespace asmevo::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The in-place patch equivalent of an edit (patch mode): every hunk replaces whole instructions
+// at their original addresses; insertions cannot be expressed.
+std::vector<build::PatchEdit> patch_edits(const program::Program& parent, const Edit& edit) {
+  std::vector<build::PatchEdit> out;
+  for (const Hunk& h : edit.hunks) {
+    if (h.count == 0) throw Error("an insertion cannot be an in-place patch", "edit", "patch mode only replaces or deletes instructions");
+    build::PatchEdit p;
+    p.at = parent.text_line(h.first).address;
+    p.absolute = true;
+    p.replace = static_cast<unsigned>(h.count);
+    if (h.lines.empty()) p.delete_count = static_cast<unsigned>(h.count);
+    for (const std::string& l : h.lines) p.asm_text += l + "\n";
+    p.where = fmt::format("hunk at line {}", h.first);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+Cascade::Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const std::vector<emu::LaunchSpec>& specs,
+                 const CascadeOptions& options)
+    : k0_(std::make_shared<codeobj::CodeObject>(k0)), kernel_(kernel), specs_(specs), options_(options) {
+  require(!specs_.empty(), "no launch spec for kernel " + kernel);
+  backend_ = verify::make_emulator_backend(options.threads);
+  timing_run_ = emu::expand_runs(specs_[0]).at(0);
+  verify::VerifyOptions vo;
+  quick_ = std::make_unique<verify::Reference>(*backend_, *k0_, std::vector<emu::LaunchSpec>{timing_run_}, vo);
+  full_ = std::make_unique<verify::Reference>(*backend_, *k0_, specs_, vo);
+}
+
+Cascade::~Cascade() = default;
+
+timing::ModeledRun Cascade::model(const codeobj::CodeObject& co) const {
+  const codeobj::Kernel* k = co.kernel(kernel_);
+  require(k != nullptr, "no kernel named " + kernel_ + " in " + co.elf().name());
+  return timing::model_kernel({&co, k, &timing_run_}, options_.threads);
+}
+
+Individual Cascade::individual(const std::vector<uint8_t>& bytes, int64_t id, const std::string& name) const {
+  Individual ind;
+  ind.id = id;
+  ind.bytes = bytes;
+  auto co = std::make_shared<codeobj::CodeObject>(codeobj::CodeObject::parse(bytes, name));
+  ind.program = std::make_shared<program::Program>(program::Program::recover(*co));
+  auto r = std::make_shared<timing::ModeledRun>(model(*co));
+  ind.cycles = static_cast<double>(r->model.cycles);
+  ind.timed = std::move(r);
+  ind.co = std::move(co);
+  return ind;
+}
+
+std::vector<uint8_t> Cascade::build_candidate(const Individual& parent, const Edit& edit, std::vector<StageResult>& stages,
+                                              std::string& reason) const {
+  auto t = Clock::now();
+  if (options_.patch_mode) {
+    try {
+      auto r = build::patch_kernel(parent.bytes, "candidate", edit.kernel, patch_edits(*parent.program, edit));
+      stages.push_back({"edit", true, since(t), "in-place patch"});
+      stages.push_back({"rebuild", true, 0, fmt::format("{} range(s) patched", r.ranges.size())});
+      return r.image;
+    } catch (const Error& e) {
+      reason = e.what_text();
+      stages.push_back({"edit", false, since(t), reason});
+      return {};
+    }
+  }
+  std::optional<program::Program> edited;
+  try {
+    edited.emplace(apply_edit(*parent.program, edit));
+  } catch (const Error& e) {
+    reason = e.what_text();
+    stages.push_back({"edit", false, since(t), reason});
+    return {};
+  }
+  stages.push_back({"edit", true, since(t), fmt::format("{} hunk(s)", edit.hunks.size())});
+  t = Clock::now();
+  try {
+    auto bytes = build::rebuild(edited->listing(), "candidate");
+    stages.push_back({"rebuild", true, since(t), fmt::format("{} bytes", bytes.size())});
+    return bytes;
+  } catch (const Error& e) {
+    reason = e.what_text();
+    stages.push_back({"rebuild", false, since(t), reason});
+    return {};
+  }
+}
+
+Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
+  auto start = Clock::now();
+  Evaluation ev;
+  auto finish = [&](bool ok, std::string reason) -> Evaluation {
+    ev.accepted = ok;
+    ev.reason = std::move(reason);
+    ev.stage = ev.stages.empty() ? "edit" : ev.stages.back().stage;
+    ev.seconds = since(start);
+    return std::move(ev);
+  };
+  std::string reason;
+  std::vector<uint8_t> bytes = build_candidate(parent, edit, ev.stages, reason);
+  if (bytes.empty()) return finish(false, reason);
+
+  auto t = Clock::now();
+  std::shared_ptr<codeobj::CodeObject> k1;
+  try {
+    k1 = std::make_shared<codeobj::CodeObject>(codeobj::CodeObject::parse(bytes, "candidate"));
+  } catch (const Error& e) {
+    ev.stages.push_back({"rebuild", false, since(t), e.what_text()});
+    return finish(false, e.what_text());
+  }
+  // ABI, static checks and one run: verify_candidate's gates in that order.
+  verify::VerifyOptions quick_opts;
+  quick_opts.stop_at_first_difference = true;
+  quick_opts.max_mismatches = 1;
+  verify::VerifyReport quick = verify::verify_candidate(*quick_, *k1, quick_opts);
+  const double quick_s = since(t);
+  if (!quick.abi_breaks.empty()) {
+    ev.stages.push_back({"abi", false, quick_s, quick.summary});
+    return finish(false, quick.summary);
+  }
+  ev.stages.push_back({"abi", true, 0, "compatible"});
+  if (!quick.violations.empty() || (quick.verdict == verify::Verdict::Error && quick.runs_done == 0)) {
+    ev.stages.push_back({"static", false, quick_s, quick.summary});
+    return finish(false, quick.summary);
+  }
+  ev.stages.push_back({"static", true, 0, "clean"});
+  if (quick.verdict != verify::Verdict::Equivalent) {
+    std::string why = std::string(verify::verdict_name(quick.verdict)) + ": " + quick.summary;
+    ev.stages.push_back({"emulate", false, quick_s, why});
+    return finish(false, why);
+  }
+  ev.stages.push_back({"emulate", true, quick_s, fmt::format("{} run(s) agree", quick.runs_done)});
+
+  t = Clock::now();
+  std::shared_ptr<timing::ModeledRun> timed;
+  try {
+    timed = std::make_shared<timing::ModeledRun>(model(*k1));
+  } catch (const Error& e) {
+    ev.stages.push_back({"timing", false, since(t), e.what_text()});
+    return finish(false, e.what_text());
+  }
+  ev.cycles = static_cast<double>(timed->model.cycles);
+  const double limit = parent.cycles * (1.0 - options_.min_gain);
+  const std::string figure = fmt::format("{:.0f} modeled cycles vs parent {:.0f} ({:.3f}x)", ev.cycles, parent.cycles,
+                                         ev.cycles > 0 ? parent.cycles / ev.cycles : 0.0);
+  if (ev.cycles > limit) {
+    ev.stages.push_back({"timing", false, since(t), figure + fmt::format(", needs <= {:.0f}", limit)});
+    return finish(false, "not faster: " + figure);
+  }
+  ev.stages.push_back({"timing", true, since(t), figure});
+
+  t = Clock::now();
+  verify::VerifyOptions full_opts;
+  full_opts.stop_at_first_difference = true;
+  full_opts.static_checks = true;  // cheap, and the quick reference's K0 findings are the same
+  full_opts.counterexample_dir = options_.counterexample_dir;
+  verify::VerifyReport full = verify::verify_candidate(*full_, *k1, full_opts);
+  ev.counterexamples = full.counterexamples;
+  for (const std::string& dir : full.counterexamples) {
+    try {
+      add_counterexample(emu::load_launch_spec(dir + "/spec.yaml"));
+    } catch (const Error&) {
+      // The folder exists from an earlier find of the same input; the references already have it.
+    }
+  }
+  if (full.verdict != verify::Verdict::Equivalent) {
+    std::string why = std::string(verify::verdict_name(full.verdict)) + ": " + full.summary;
+    ev.stages.push_back({"verify", false, since(t), why});
+    return finish(false, why);
+  }
+  ev.stages.push_back({"verify", true, since(t), full.summary});
+
+  t = Clock::now();
+  Individual child;
+  child.bytes = std::move(bytes);
+  child.co = k1;
+  child.program = std::make_shared<program::Program>(program::Program::recover(*k1));
+  child.cycles = ev.cycles;
+  child.timed = std::move(timed);
+  child.move = edit.move;
+  ev.child = std::move(child);
+  ev.stages.push_back({"accept", true, since(t), figure});
+  return finish(true, figure);
+}
+
+void Cascade::add_counterexample(const emu::LaunchSpec& spec) {
+  quick_->add_spec(spec);
+  full_->add_spec(spec);
+}
+
+verify::VerifyReport Cascade::reverify(const codeobj::CodeObject& k1, uint64_t seed_offset) const {
+  std::vector<emu::LaunchSpec> fresh = specs_;
+  for (auto& s : fresh) s.seed += seed_offset;
+  auto backend = verify::make_emulator_backend(options_.threads);
+  verify::Reference ref(*backend, *k0_, fresh);
+  verify::VerifyOptions opts;
+  opts.counterexample_dir = options_.counterexample_dir;
+  return verify::verify_candidate(ref, k1, opts);
+}
+
+std::string per_line_json(const Individual& ind, const std::string& kernel) {
+  nlohmann::json out = nlohmann::json::array();
+  const program::Function* f = ind.program->function(kernel);
+  if (!f) return out.dump();
+  std::map<uint64_t, double> by_address;
+  if (ind.timed) {
+    const auto& insts = ind.timed->program->insts();
+    for (size_t i = 0; i < insts.size() && i < ind.timed->model.per_inst.size(); ++i)
+      by_address[insts[i].address - emu::kCodeBase] = ind.timed->model.per_inst[i].cycles();
+  }
+  for (size_t i = f->begin; i < f->end; ++i) {
+    const program::Line& l = ind.program->text_line(i);
+    if (!l.inst) continue;
+    auto it = by_address.find(l.address);
+    out.push_back({{"address", l.address}, {"text", l.text}, {"cycles", it == by_address.end() ? 0.0 : it->second}});
+  }
+  return out.dump();
+}
+
+std::string kernel_listing(const program::Program& p, const std::string& kernel) {
+  const program::Function* f = p.function(kernel);
+  if (!f) return "";
+  std::string out;
+  for (size_t i = f->begin; i < f->end; ++i) {
+    const program::Line& l = p.text_line(i);
+    if (l.kind == program::Line::Label) out += l.text + ":\n";
+    else if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) out += "  " + l.text + "\n";
+  }
+  return out;
+}
+
+}  // namespace asmevo::search

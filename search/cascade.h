@@ -1,0 +1,99 @@
+// The evaluation cascade: what every candidate edit goes through, cheapest stage first, stopping at
+// the first failure (issue 7):
+//   edit      the hunks apply to the parent Program (resources recomputed)
+//   rebuild   the edited listing assembles and links into a code object
+//   abi       K1 can replace K0 (build::abi_diff)                     } one quick verify_candidate
+//   static    waitcnt, wait-state hazards, resources (check/)         } against a reference of one
+//   emulate   one small input set (plus every counterexample so far)  } input set
+//   timing    modeled cycles at least `min_gain` below the parent's
+//   verify    every run of every launch spec (verify_candidate, all input sets, varied conditions)
+//   accept
+// Slow candidates never reach full verification; wrong ones are usually stopped by the single-run
+// emulation. A DIFFERENT verdict in full verification saves a counterexample, which is added to
+// both references, so later candidates meet it at the cheap stage.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codeobj/code_object.h"
+#include "emu/launch_spec.h"
+#include "program/program.h"
+#include "search/edit.h"
+#include "search/store.h"
+#include "timing/backend.h"
+#include "verify/verify.h"
+
+namespace asmevo::search {
+
+struct CascadeOptions {
+  double min_gain = 0.01;          // accept only if cycles <= parent * (1 - min_gain)
+  unsigned threads = 1;            // emulator threads per run
+  std::string counterexample_dir;  // empty: counterexamples are not saved to disk
+  bool patch_mode = false;         // K0 cannot be rebuilt: edits become in-place patches of K0
+};
+
+// A code object on the search path: K0 or an accepted candidate.
+struct Individual {
+  int64_t id = 0;                  // candidate id in the store; 0 = K0
+  std::vector<uint8_t> bytes;
+  std::shared_ptr<const codeobj::CodeObject> co;
+  std::shared_ptr<const program::Program> program;  // recovered from `bytes`
+  double cycles = 0;               // modeled, on the timing run
+  std::shared_ptr<const timing::ModeledRun> timed;  // the timing run's model (profile, hot windows)
+  std::string move, window;        // what made it (empty for K0)
+};
+
+struct Evaluation {
+  std::vector<StageResult> stages;
+  bool accepted = false;
+  std::string stage, reason;       // the last stage reached; why it stopped
+  double cycles = 0;               // modeled (0 when timing was not reached)
+  std::optional<Individual> child; // when accepted
+  std::vector<std::string> counterexamples;  // folders written
+  double seconds = 0;
+};
+
+class Cascade {
+ public:
+  // Runs K0 once on the quick run (the first concrete run of the first spec) and on every run of
+  // the specs (the full reference). Throws asmevo::Error when the specs are not valid launches of K0.
+  Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const std::vector<emu::LaunchSpec>& specs,
+          const CascadeOptions& options);
+  ~Cascade();
+
+  // K0 (or any object) as an Individual: recovered, timed on the timing run.
+  Individual individual(const std::vector<uint8_t>& bytes, int64_t id, const std::string& name) const;
+  const emu::LaunchSpec& timing_run() const { return timing_run_; }
+  timing::ModeledRun model(const codeobj::CodeObject& co) const;
+
+  Evaluation evaluate(const Individual& parent, const Edit& edit);
+  // Adds a saved counterexample's spec to both references.
+  void add_counterexample(const emu::LaunchSpec& spec);
+
+  // From scratch: a new reference with fresh seeds (every spec's seed offset by `seed_offset`),
+  // every run, every variation. The final gate before an optimized object is written.
+  verify::VerifyReport reverify(const codeobj::CodeObject& k1, uint64_t seed_offset) const;
+
+  const std::string& kernel() const { return kernel_; }
+  const codeobj::CodeObject& k0() const { return *k0_; }
+
+ private:
+  std::vector<uint8_t> build_candidate(const Individual& parent, const Edit& edit, std::vector<StageResult>& stages,
+                                       std::string& reason) const;
+  std::shared_ptr<const codeobj::CodeObject> k0_;
+  std::string kernel_;
+  std::vector<emu::LaunchSpec> specs_;
+  emu::LaunchSpec timing_run_;
+  CascadeOptions options_;
+  std::unique_ptr<verify::Backend> backend_;
+  std::unique_ptr<verify::Reference> quick_, full_;
+};
+
+// Text of the kernel's instructions with modeled cycles: JSON [{address, text, cycles}].
+std::string per_line_json(const Individual& ind, const std::string& kernel);
+// The kernel's lines as text (for diffs in the report).
+std::string kernel_listing(const program::Program& p, const std::string& kernel);
+
+}  // namespace asmevo::search

@@ -1,0 +1,407 @@
+#include "search/optimizer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <random>
+#include <set>
+
+#include "build/roundtrip.h"
+#include "emu/program.h"
+#include "search/cascade.h"
+#include "search/move.h"
+#include "support/error.h"
+#include "timing/profile.h"
+
+namespace asmevo::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Hot windows of an individual as .text line ranges of its recovered program.
+std::vector<Window> windows_of(const Individual& ind, const std::string& kernel, const OptimizeOptions& o) {
+  std::vector<Window> out;
+  const auto& prog = *ind.timed->program;
+  for (const timing::HotWindow& h : timing::hot_windows(prog, ind.timed->model, o.window_length, o.windows)) {
+    const uint64_t a = prog.insts()[h.first].address - emu::kCodeBase, b = prog.insts()[h.last].address - emu::kCodeBase;
+    try {
+      Window w;
+      w.first = ind.program->line_of_address(a);
+      w.last = ind.program->line_of_address(b);
+      w.share = h.share;
+      w.id = fmt::format("{}@0x{:x}", kernel, a);
+      out.push_back(w);
+    } catch (const Error&) {
+      // Code outside this program's .text lines (cannot happen for kernels recovered from the same
+      // object); such a window is skipped.
+    }
+  }
+  return out;
+}
+
+std::string window_listing(const program::Program& p, const Window& w) {
+  std::string s;
+  for (size_t i = w.first; i <= w.last; ++i) s += p.text_line(i).text + "\n";
+  return s;
+}
+
+struct Member {
+  Individual ind;
+  std::vector<Window> windows;
+  std::set<std::string> tried;           // edit JSON already evaluated from this parent
+  std::vector<std::pair<size_t, size_t>> rule_queue;  // (window, move) pairs of rule moves not yet proposed
+};
+
+class KernelSearch {
+ public:
+  KernelSearch(Cascade& cascade, Store& store, const KernelRecord& kr, int64_t run, const OptimizeOptions& o,
+               const Progress& progress, Clock::time_point run_start)
+      : cascade_(cascade), store_(store), kr_(kr), run_(run), o_(o), progress_(progress), run_start_(run_start),
+        rng_(o.seed ^ std::hash<std::string>{}(kr.kernel)) {
+    for (const std::string& p : o.proposers) {
+      if (p == "llm") {
+        if (!o.make_llm) throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
+        llm_ = o.make_llm(kr.kernel);
+        continue;
+      }
+      for (auto& m : make_moves(p)) (p == "rules" ? rules_ : stochastic_).push_back(std::move(m));
+    }
+  }
+
+  Member& add_member(Individual ind) {
+    auto m = std::make_unique<Member>();
+    m->ind = std::move(ind);
+    m->windows = windows_of(m->ind, kr_.kernel, o_);
+    for (size_t w = 0; w < m->windows.size(); ++w)
+      for (size_t r = 0; r < rules_.size(); ++r) m->rule_queue.push_back({w, r});
+    std::reverse(m->rule_queue.begin(), m->rule_queue.end());  // pop_back takes the hottest window first
+    for (const std::string& e : store_.tried_edits(kr_.id, m->ind.id ? std::optional<int64_t>(m->ind.id) : std::nullopt))
+      m->tried.insert(e);
+    std::vector<std::string> ids, listings;
+    std::vector<std::pair<size_t, size_t>> lines;
+    std::vector<double> shares, cycles;
+    for (size_t i = 0; i < m->windows.size(); ++i) {
+      ids.push_back(m->windows[i].id);
+      lines.push_back({m->windows[i].first, m->windows[i].last});
+      shares.push_back(m->windows[i].share);
+      cycles.push_back(m->windows[i].share * m->ind.cycles);
+      listings.push_back(window_listing(*m->ind.program, m->windows[i]));
+    }
+    store_.add_windows(kr_.id, m->ind.id ? std::optional<int64_t>(m->ind.id) : std::nullopt, ids, lines, shares, cycles, listings);
+    members_.push_back(std::move(m));
+    Member& added = *members_.back();
+    if (!best_ || added.ind.cycles < best_->ind.cycles) best_ = &added;
+    return added;
+  }
+
+  // Returns the number of candidates this run evaluated.
+  size_t search(KernelOutcome& out) {
+    size_t done_before = store_.candidate_count(kr_.id);
+    size_t evaluated = 0;
+    out.candidates = done_before;
+    auto budget_left = [&] { return o_.budget == 0 || done_before + evaluated < o_.budget; };
+    auto time_left = [&] { return o_.time_limit_s <= 0 || since(run_start_) < o_.time_limit_s; };
+    const auto start = Clock::now();
+    size_t idle_rounds = 0;
+    size_t round = 0;
+    while (budget_left() && time_left()) {
+      ++round;
+      if (llm_ && (round % std::max(1u, o_.llm_share) == 0 || (rules_.empty() && stochastic_.empty()))) {
+        AgentTurn t;
+        t.kernel = kr_.kernel;
+        t.kernel_id = kr_.id;
+        t.run = run_;
+        t.baseline_cycles = kr_.baseline_cycles;
+        t.budget_left = o_.budget ? o_.budget - (done_before + evaluated) : SIZE_MAX;
+        t.cascade = &cascade_;
+        t.store = &store_;
+        t.best = [this]() -> const Individual& { return best_->ind; };
+        t.windows = [this]() -> const std::vector<Window>& { return best_->windows; };
+        t.evaluate = [&, this](const Edit& e, const std::string& window, const std::string& transcript) {
+          ++evaluated;
+          Member& parent = *best_;
+          parent.tried.insert(e.to_json().dump());
+          Evaluation ev = evaluate(parent, e, window, out, transcript);
+          report_status(window, done_before + evaluated, evaluated, start);
+          return ev;
+        };
+        if (!llm_->turn(t)) {
+          if (progress_.log) progress_.log(fmt::format("{}: the {} proposer has finished", kr_.kernel, llm_->name()));
+          llm_.reset();
+        }
+        if (rules_.empty() && stochastic_.empty() && !llm_) break;
+        continue;
+      }
+      if (rules_.empty() && stochastic_.empty()) break;
+      Member& parent = choose_parent();
+      std::vector<Edit> edits;
+      std::string window_id;
+      if (!parent.rule_queue.empty()) {
+        auto [w, r] = parent.rule_queue.back();
+        parent.rule_queue.pop_back();
+        edits = propose(*rules_[r], parent, parent.windows[w], 8);
+        window_id = parent.windows[w].id;
+      } else if (!stochastic_.empty() && !parent.windows.empty()) {
+        const Window& w = pick_window(parent);
+        Move& m = *stochastic_[rng_() % stochastic_.size()];
+        edits = propose(m, parent, w, 2);
+        window_id = w.id;
+      } else if (exhausted_all()) {
+        progress_.log && (progress_.log(fmt::format("{}: every rule move was tried on every hot window; stopping early", kr_.kernel)), true);
+        break;
+      }
+      bool any = false;
+      for (Edit& e : edits) {
+        if (!budget_left() || !time_left()) break;
+        std::string key = e.to_json().dump();
+        if (!parent.tried.insert(key).second) continue;
+        any = true;
+        ++evaluated;
+        evaluate(parent, std::move(e), window_id, out, "");
+        report_status(window_id, done_before + evaluated, evaluated, start);
+      }
+      idle_rounds = any ? 0 : idle_rounds + 1;
+      if (idle_rounds > 200) {
+        if (progress_.log) progress_.log(fmt::format("{}: the proposers found nothing new in 200 rounds; stopping early", kr_.kernel));
+        break;
+      }
+    }
+    out.candidates = done_before + evaluated;
+    out.candidates_this_run = evaluated;
+    return evaluated;
+  }
+
+  void report_status(const std::string& window_id, size_t tried, size_t evaluated, Clock::time_point start) {
+    if (!progress_.status) return;
+    ProgressStatus s;
+    s.kernel = kr_.kernel;
+    s.window = window_id;
+    s.move = last_move_;
+    s.tried = tried;
+    s.verified = verified_;
+    s.accepted = accepted_;
+    s.budget = o_.budget;
+    s.best_speedup = kr_.baseline_cycles / best_->ind.cycles;
+    double el = since(start);
+    s.rate = el > 0 ? evaluated / el : 0;
+    s.eta_s = (o_.budget && s.rate > 0) ? (o_.budget - tried) / s.rate : -1;
+    progress_.status(s);
+  }
+
+  const Member& best() const { return *best_; }
+  std::vector<const Member*> by_cycles() const {
+    std::vector<const Member*> v;
+    for (const auto& m : members_) v.push_back(m.get());
+    std::sort(v.begin(), v.end(), [](const Member* a, const Member* b) { return a->ind.cycles < b->ind.cycles; });
+    return v;
+  }
+
+ private:
+  bool exhausted_all() const {
+    for (const auto& m : members_)
+      if (!m->rule_queue.empty()) return false;
+    return true;
+  }
+
+  Member& choose_parent() {
+    // The best has work left: it is the parent most of the time. Otherwise an elite with rule
+    // work left, else a random elite (diversity for the stochastic moves).
+    if (!best_->rule_queue.empty() || members_.size() == 1 || (rng_() % 100) < 70) {
+      if (!best_->rule_queue.empty() || stochastic_.size()) return *best_;
+    }
+    for (auto& m : members_)
+      if (!m->rule_queue.empty()) return *m;
+    return *members_[rng_() % members_.size()];
+  }
+
+  const Window& pick_window(const Member& m) {
+    double total = 0;
+    for (const Window& w : m.windows) total += std::max(w.share, 0.01);
+    double x = std::uniform_real_distribution<double>(0, total)(rng_);
+    for (const Window& w : m.windows) {
+      x -= std::max(w.share, 0.01);
+      if (x <= 0) return w;
+    }
+    return m.windows.back();
+  }
+
+  std::vector<Edit> propose(Move& move, const Member& parent, const Window& w, size_t max_edits) {
+    last_move_ = move.name();
+    try {
+      MoveContext c{*parent.ind.program, kr_.kernel, w, rng_, max_edits};
+      return move.propose(c);
+    } catch (const Error& e) {
+      if (progress_.log) progress_.log(fmt::format("{}: move {} cannot work on window {}: {}", kr_.kernel, move.name(), w.id, e.what_text()));
+      return {};
+    }
+  }
+
+  Evaluation evaluate(Member& parent, Edit edit, const std::string& window_id, KernelOutcome& out, const std::string& transcript) {
+    Evaluation ev = cascade_.evaluate(parent.ind, edit);
+    last_move_ = edit.move;
+    CandidateRecord c;
+    c.kernel = kr_.id;
+    c.run = run_;
+    if (parent.ind.id) c.parent = parent.ind.id;
+    c.proposer = edit.proposer;
+    c.move = edit.move;
+    c.window = window_id;
+    c.edit_json = edit.to_json().dump();
+    c.stage = ev.stage;
+    c.verdict = ev.accepted ? "accepted" : "rejected";
+    c.reason = ev.reason;
+    c.stages = ev.stages;
+    c.cycles = ev.cycles;
+    c.parent_cycles = parent.ind.cycles;
+    c.speedup = ev.cycles > 0 ? parent.ind.cycles / ev.cycles : 0;
+    c.seconds = ev.seconds;
+    c.transcript = transcript;
+    for (const StageResult& s : ev.stages)
+      if (s.stage == "verify") ++verified_;
+    if (!ev.accepted) {
+      ++out.rejected_at[ev.stage];
+      store_.add_candidate(c);
+      return ev;
+    }
+    Individual child = *ev.child;
+    AcceptedRecord a;
+    a.kernel = kr_.id;
+    a.code = child.bytes;
+    a.cycles = child.cycles;
+    a.listing = kernel_listing(*child.program, kr_.kernel);
+    a.per_line_json = per_line_json(child, kr_.kernel);
+    child.id = store_.add_candidate(c, &a);
+    child.window = window_id;
+    for (const std::string& dir : ev.counterexamples) store_.add_counterexample(kr_.id, child.id, dir, "");
+    ++accepted_;
+    ++out.accepted_moves[edit.move];
+    if (progress_.log)
+      progress_.log(fmt::format("{}: accepted #{} {} on {}: {:.0f} -> {:.0f} modeled cycles ({:.3f}x vs K0) — {}", kr_.kernel, child.id,
+                                edit.move, window_id, parent.ind.cycles, child.cycles, kr_.baseline_cycles / child.cycles,
+                                edit.description));
+    add_member(std::move(child));
+    return ev;
+  }
+
+  Cascade& cascade_;
+  Store& store_;
+  const KernelRecord& kr_;
+  int64_t run_;
+  const OptimizeOptions& o_;
+  const Progress& progress_;
+  Clock::time_point run_start_;
+  std::mt19937_64 rng_;
+  std::vector<std::unique_ptr<Move>> rules_, stochastic_;
+  std::unique_ptr<InteractiveProposer> llm_;
+  std::vector<std::unique_ptr<Member>> members_;
+  Member* best_ = nullptr;
+  size_t verified_ = 0, accepted_ = 0;
+  std::string last_move_;
+};
+
+}  // namespace
+
+std::string content_hash(const std::vector<uint8_t>& bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  return fmt::format("{:016x}", h);
+}
+
+OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string& file_name, const std::vector<KernelJob>& jobs,
+                        Store& store, const OptimizeOptions& o, const std::string& command, const Progress& progress) {
+  const auto run_start = Clock::now();
+  OptimizeResult result;
+  const codeobj::CodeObject k0 = codeobj::CodeObject::parse(k0_bytes, file_name);
+  for (const KernelJob& j : jobs)
+    if (!k0.kernel(j.kernel)) throw Error("no kernel named " + j.kernel, file_name);
+  for (const std::string& p : o.proposers) {  // unknown names fail before any work
+    if (p == "llm" && !o.make_llm)
+      throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
+    if (p != "llm") make_moves(p);
+  }
+  nlohmann::json opts = {{"budget", o.budget},   {"time", o.time_limit_s}, {"jobs", o.jobs},         {"seed", o.seed},
+                         {"proposers", o.proposers}, {"min_gain", o.min_gain}, {"windows", o.windows}, {"resume", o.resume}, {"patch_only", o.patch_only}};
+  result.run = store.begin_run(command, o.seed, opts.dump());
+  const bool rebuildable = !o.patch_only && build::roundtrip(k0).ok();
+  if (!rebuildable && !o.patch_only && progress.log)
+    progress.log(fmt::format("{}: the recovered listing does not rebuild to identical bytes; only in-place patches are tried", file_name));
+
+  std::vector<uint8_t> current = k0_bytes;
+  for (const KernelJob& job : jobs) {
+    const auto kstart = Clock::now();
+    KernelOutcome out;
+    out.kernel = job.kernel;
+    out.patch_mode = !rebuildable;
+    CascadeOptions co;
+    co.min_gain = o.min_gain;
+    co.threads = o.jobs;
+    co.counterexample_dir = o.counterexample_dir;
+    co.patch_mode = !rebuildable;
+    Cascade cascade(k0, job.kernel, job.specs, co);
+    Individual base = cascade.individual(k0_bytes, 0, file_name);
+    KernelRecord want;
+    want.file = file_name;
+    want.kernel = job.kernel;
+    want.spec_path = job.spec_path;
+    want.k0 = k0_bytes;
+    want.k0_sha = content_hash(k0_bytes);
+    want.baseline_cycles = base.cycles;
+    want.baseline_us = base.timed->model.microseconds;
+    KernelRecord kr = store.kernel(want);
+    out.baseline_cycles = kr.baseline_cycles;
+    out.baseline_us = kr.baseline_us;
+
+    KernelSearch search(cascade, store, kr, result.run, o, progress, run_start);
+    // The starting point: the object the previous kernel left (K0 for the first), plus whatever a
+    // previous run of this DB accepted for this kernel.
+    search.add_member(current == k0_bytes ? std::move(base) : cascade.individual(current, 0, file_name));
+    size_t resumed = 0;
+    for (const AcceptedRecord& a : store.accepted(kr.id)) {
+      search.add_member(cascade.individual(a.code, a.candidate, file_name));
+      ++resumed;
+    }
+    if (resumed && progress.log)
+      progress.log(fmt::format("{}: resumed {} accepted candidate(s) from {}", job.kernel, resumed, store.path()));
+    out.accepted = resumed;
+    result.candidates += search.search(out);
+    out.accepted = store.accepted(kr.id).size();
+
+    // Final gate: the best candidate (then the next best) re-verified from scratch with fresh seeds.
+    out.best_cycles = kr.baseline_cycles;
+    out.best_us = kr.baseline_us;
+    out.final_verdict = "K0 kept (no candidate was accepted)";
+    std::optional<int64_t> final_id;
+    nlohmann::json final_report;
+    for (const Member* m : search.by_cycles()) {
+      if (m->ind.id == 0) break;  // the starting object is at least as fast as the rest
+      verify::VerifyReport r = cascade.reverify(*m->ind.co, 0x5eed0000ull + o.seed);
+      final_report = r.to_json();
+      if (r.verdict != verify::Verdict::Equivalent) {
+        if (progress.log)
+          progress.log(fmt::format("{}: candidate #{} failed re-verification with fresh seeds ({}); trying the next best", job.kernel,
+                                   m->ind.id, r.summary));
+        out.final_verdict = std::string("K0 kept (best failed re-verification: ") + verify::verdict_name(r.verdict) + ")";
+        continue;
+      }
+      timing::ModeledRun again = cascade.model(*m->ind.co);
+      out.best_cycles = static_cast<double>(again.model.cycles);
+      out.best_us = again.model.microseconds;
+      out.final_verdict = "EQUIVALENT";
+      final_id = m->ind.id;
+      current = m->ind.bytes;
+      break;
+    }
+    store.set_final(kr.id, final_id, out.final_verdict, out.best_cycles, out.speedup(), final_report.dump());
+    out.seconds = since(kstart);
+    result.kernels.push_back(std::move(out));
+  }
+  result.bytes = std::move(current);
+  result.seconds = since(run_start);
+  store.finish_run(result.run, "finished");
+  return result;
+}
+
+}  // namespace asmevo::search
