@@ -294,6 +294,37 @@ std::string json_block(const std::string& text, const std::string& what) {
   return render_json(j) + "<details><summary>raw " + esc(what) + " JSON</summary><pre>" + esc(j.dump(2)) + "</pre></details>";
 }
 
+// A proposer's transcript: an agent log ({"entries": [{role, content, name, tool_calls}], ...}, as
+// the LLM proposer writes it) as a conversation; other JSON pretty-printed; anything else verbatim.
+std::string render_transcript(const std::string& text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return "<pre>" + esc(text) + "</pre>";
+  if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array()) return "<pre>" + esc(j.dump(2)) + "</pre>";
+  auto str = [](const nlohmann::json& o, const char* key) {
+    return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+  };
+  std::string s = "<div class=\"dim\">";
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "entries" && it.value().is_primitive())
+      s += esc(it.key()) + ": " + esc(it.value().is_string() ? it.value().get<std::string>() : it.value().dump()) + " · ";
+  s += "</div>";
+  for (const auto& e : j["entries"]) {
+    if (!e.is_object()) continue;
+    std::string who = str(e, "role"), name = str(e, "name"), content = str(e, "content");
+    s += "<div class=\"msg\"><b>" + esc(who.empty() ? "?" : who) + "</b>" + (name.empty() ? "" : " <code>" + esc(name) + "</code>");
+    if (!content.empty()) s += "<pre>" + esc(content) + "</pre>";
+    if (e.contains("tool_calls") && e["tool_calls"].is_array())
+      for (const auto& c : e["tool_calls"]) {
+        std::string args = str(c, "arguments");
+        auto a = nlohmann::json::parse(args, nullptr, false);
+        if (!a.is_discarded()) args = a.dump();
+        s += "<pre>→ " + esc(str(c, "name")) + " " + esc(args) + "</pre>";
+      }
+    s += "</div>";
+  }
+  return s;
+}
+
 std::string verdict_class(const std::string& v) {
   if (v == "EQUIVALENT" || v == "accepted") return "good";
   if (v == "rejected") return "dim";
@@ -416,7 +447,7 @@ pre{background:#f7f7f9;border:1px solid #e3e3e8;padding:6px;overflow:auto;max-he
 .diff tr.skip td{color:#888;text-align:center;background:#fafafa}
 .kv th{font-weight:500;background:#fafafe}.plot text{font-size:11px;fill:#333}.plot .label{font-size:12px}
 .plot .grid{stroke:#e5e5ee}.plot .axis{stroke:#555}.plot .line{fill:none;stroke:#3366cc;stroke-width:2}.plot .mark{fill:#dc7633}
-details{margin:4px 0}summary{cursor:pointer;color:#335}
+details{margin:4px 0}summary{cursor:pointer;color:#335}.msg{margin:4px 0 8px 8px}.msg pre{margin:2px 0}
 )css";
 
 struct KernelData {
@@ -641,7 +672,7 @@ std::string kernel_section(const KernelData& d, const std::map<int64_t, RunRecor
       else
         h += hunk_diff(edit);
       if (!c.transcript.empty())
-        h += "<details><summary>proposer transcript</summary><pre>" + esc(c.transcript) + "</pre></details>";
+        h += "<details><summary>proposer transcript</summary>" + render_transcript(c.transcript) + "</details>";
       return h;
     };
     int step = 0;
@@ -694,7 +725,7 @@ std::string kernel_section(const KernelData& d, const std::map<int64_t, RunRecor
                        times(c.speedup), num(c.seconds, 2));
       if (!c.transcript.empty())
         s += fmt::format("<tr><td></td><td colspan=\"11\"><details><summary>transcript of candidate {} ({} characters)</summary>"
-                         "<pre>{}</pre></details></td></tr>", c.id, c.transcript.size(), esc(c.transcript));
+                         "{}</details></td></tr>", c.id, c.transcript.size(), render_transcript(c.transcript));
     }
     s += "</table>";
   }

@@ -143,7 +143,11 @@ Built build_store(const std::string& path) {
   a2.listing = l2;
   a2.per_line_json = per_line(l2, 300);
   CandidateRecord c2 = cand(b.vadd, b.c_accept1, "llm", "llm-rewrite", "accepted", 625, 800);
-  c2.transcript = "assistant: v_add x,x == v_mul 2.0,x";
+  c2.transcript = nlohmann::json{{"schema", "asmevo.transcript/1"}, {"model", "mock"},
+                                 {"entries", {{{"role", "assistant"}, {"content", "v_add x,x == v_mul 2.0,x <ok>"},
+                                               {"tool_calls", {{{"name", "propose_edit"}, {"arguments", R"({"first": 5})"}}}}},
+                                              {{"role", "tool"}, {"name", "propose_edit"}, {"content", "edit_id 1 ready"}}}}}
+                      .dump();
   b.c_accept2 = s.add_candidate(c2, &a2);
 
   s.add_windows(b.vadd, std::nullopt, {"vadd_kernel@0x8", "vadd_kernel@0x20"}, {{1, 4}, {5, 7}}, {0.7, 0.3}, {700, 300},
@@ -270,6 +274,10 @@ TEST(Report, RendersEverySection) {
   EXPECT_NE(html.find("max_abs_error"), std::string::npos);
   EXPECT_NE(html.find(fmt::format("transcript of candidate {}", b.c_llm_rejected)), std::string::npos);
   EXPECT_NE(html.find("<details><summary>transcript"), std::string::npos);
+  // An agent transcript reads as a conversation, escaped.
+  EXPECT_NE(html.find("<b>assistant</b><pre>v_add x,x == v_mul 2.0,x &lt;ok&gt;</pre>"), std::string::npos);
+  EXPECT_NE(html.find("<pre>→ propose_edit {&quot;first&quot;:5}</pre>"), std::string::npos);
+  EXPECT_NE(html.find("<b>tool</b> <code>propose_edit</code><pre>edit_id 1 ready</pre>"), std::string::npos);
   EXPECT_NE(html.find("the second wait guards nothing"), std::string::npos);
   EXPECT_NE(html.find("interrupted"), std::string::npos);
 }
