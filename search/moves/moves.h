@@ -9,6 +9,7 @@ namespace asmevo::search {
 
 std::unique_ptr<Move> make_waitcnt_refine_move();  // waitcnt_refine.cpp
 std::unique_ptr<Move> make_waitcnt_sink_move();    // waitcnt_sink.cpp
+std::unique_ptr<Move> make_reschedule_move();      // reschedule.cpp
 
 // stochastic.cpp
 std::unique_ptr<Move> make_stochastic_swap_move();

@@ -12,6 +12,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
   if (proposer == "rules") {
     moves.push_back(make_waitcnt_refine_move());
     moves.push_back(make_waitcnt_sink_move());
+    moves.push_back(make_reschedule_move());
   } else if (proposer == "stochastic") {
     moves.push_back(make_stochastic_swap_move());
     moves.push_back(make_stochastic_shift_move());
