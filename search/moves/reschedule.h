@@ -38,8 +38,10 @@ enum class ScheduleVariant {
 const char* variant_name(ScheduleVariant v);
 
 struct RegionSchedule {
-  size_t first = 0, last = 0;      // .text lines of the region (inclusive)
-  std::vector<size_t> order;       // the region's lines in their new order (original line indices)
+  // .text lines (inclusive) of the part of the region that changed (the whole region when
+  // nothing did), and those lines in their new order (original line indices).
+  size_t first = 0, last = 0;
+  std::vector<size_t> order;
   ScheduleVariant variant = ScheduleVariant::Full;
   size_t loads_hoisted = 0;        // memory loads that now issue earlier
   size_t max_hoist = 0;            // the largest distance (in instructions) a load moved up
@@ -62,8 +64,11 @@ struct Rescheduling {
 };
 
 // Plans every region of the window (default: the whole kernel) and keeps, per region, the most
-// aggressive variant that leaves the kernel free of static findings. Throws asmevo::Error for an
-// unknown kernel or one that already has findings.
+// aggressive variant that leaves the kernel free of static findings: all regions' full schedules
+// together first (one probe), then, if the checker objects, region by region with fallbacks. Only
+// orders the scheduler's own estimate calls faster are proposed. Throws asmevo::Error for an unknown
+// kernel or a window outside it, and, when there is something to reschedule, for a kernel that
+// already has static findings.
 Rescheduling reschedule(const program::Program& p, const std::string& kernel,
                         std::optional<std::pair<size_t, size_t>> window = std::nullopt);
 

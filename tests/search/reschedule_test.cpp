@@ -2,6 +2,7 @@
 // fixed points, rebuilt and recovered so that every line is decoded) show what moves and what may
 // not; corpus kernels (HIP and Triton, gfx942) rescheduled whole must rebuild, check clean and
 // verify EQUIVALENT against the original on the emulator.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,10 +15,12 @@
 #include "check/isa.h"
 #include "search/edit.h"
 #include "search/move.h"
+#include "search/moves/moves.h"
 #include "search/moves/reschedule.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "timing/backend.h"
+#include "timing/profile.h"
 #include "verify/verify.h"
 
 using namespace asmevo;
@@ -313,6 +316,45 @@ TEST(RescheduleTest, TheMoveProposesApplicableEditsForAWindowBestFirst) {
   // A one-line window has nothing to reorder.
   search::MoveContext one{p, kernel, {f->begin, f->begin, 0, kernel + "@one"}, rng, 8};
   EXPECT_TRUE(move->propose(one).empty());
+}
+
+TEST(RescheduleTest, HotWindowsOfCorpusKernelsGiveCleanEquivalentEdits) {
+  // The windows the optimizer will pass: the timing profile's hot windows (timing/profile.h),
+  // mapped from the emulator's instruction indices to .text lines by address.
+  auto move = search::make_reschedule_move();
+  size_t windows = 0, with_edits = 0;
+  for (const auto& c : sample_kernels()) {
+    SCOPED_TRACE(c.kernel);
+    auto k0 = load(c.object);
+    auto p = program::Program::recover(k0);
+    const program::Function* f = p.function(c.kernel);
+    auto spec = emu::load_launch_spec(c.spec);
+    auto run = timing::model_kernel({&k0, k0.kernel(c.kernel), &spec}, 2);
+    std::mt19937_64 rng(7);
+    for (const auto& w : timing::hot_windows(*run.program, run.model, 64, 5)) {
+      size_t first = p.line_of_address(run.program->insts()[w.first].raw->address);
+      size_t last = p.line_of_address(run.program->insts()[w.last].raw->address);
+      if (first < f->begin || last >= f->end) continue;  // a device function's window
+      ++windows;
+      search::MoveContext ctx{p, c.kernel, {first, last, w.share, fmt::format("{}@{}", c.kernel, first)}, rng, 4};
+      auto edits = move->propose(ctx);
+      if (edits.empty()) continue;
+      ++with_edits;
+      for (const auto& e : edits)
+        for (const auto& h : e.hunks) {
+          EXPECT_GE(h.first, first);
+          EXPECT_LE(h.first + h.count, last + 1);
+        }
+      auto k1 = rebuilt(search::apply_edit(p, edits[0]), "window.co");
+      check::CheckOptions opts;
+      opts.kernel = c.kernel;
+      EXPECT_TRUE(check::check_code_object(k1, opts).clean()) << edits[0].description;
+      EXPECT_EQ(verdict(k0, k1, c.spec), verify::Verdict::Equivalent) << edits[0].description;
+    }
+  }
+  std::printf("%zu hot windows, %zu with edits\n", windows, with_edits);
+  EXPECT_GE(windows, 10u);
+  EXPECT_GE(with_edits, 3u);
 }
 
 // Every corpus kernel (HIP and Triton, gfx942) with a launch spec, rescheduled whole: the changed
