@@ -109,6 +109,7 @@ struct Node {
   struct Edge {
     size_t node;
     unsigned latency;  // 0: order only
+    unsigned gap = 0;  // instructions wanted between the two (manual wait states, see hazard_gap)
   };
   std::vector<Edge> preds;
   std::vector<Edge> succs;
@@ -217,6 +218,30 @@ std::optional<unsigned> dependence(const Context& c, const Node& a, const Node& 
   return lat;
 }
 
+// Instructions the hardware wants between producer a and a reader b of what it writes when the
+// pair forms a software-managed hazard (check/hazard_rules.cpp has the exact rules and sources:
+// LLVM GCNHazardRecognizer). A heuristic, rounded up to cover the rule family on every gfx9 arch:
+// the scheduler prefers orders that keep these gaps so that the static check, which has the final
+// word, rejects fewer of them.
+unsigned hazard_gap(const Node& a, const Node& b) {
+  const Instruction& p = *a.inst;
+  const Instruction& q = *b.inst;
+  if (!check::is_valu(p)) return 0;
+  const Units raw = a.defs & b.uses;
+  Units scalar, vector;
+  for (size_t u = kSgpr; u < kSgpr + 128; ++u) scalar.set(u);
+  for (size_t u : {kVcc, kVcc + 1, kExec, kExec + 1, kM0}) scalar.set(u);
+  for (size_t u = kVgpr; u < kAgpr + 256; ++u) vector.set(u);
+  unsigned gap = 0;
+  if ((raw & scalar).any()) gap = std::max(gap, b.vm ? 5u : check::is_valu(q) ? 4u : 0u);  // valu-sgpr-vmem 5, lane select 4, valu-sgpr-valu 2
+  if ((raw & vector).any()) {
+    if (a.mfma) gap = std::max(gap, static_cast<unsigned>(a.pipe_cycles / kCyclesPerMfmaPass) + 3);  // mfma-read: P+3 (gfx90a 5/11/19)
+    else if (b.mfma || check::is_dpp(q)) gap = std::max(gap, 2u);  // valu-vgpr-mfma, dpp-vgpr
+    if (check::readlane_source(q) || check::is_trans(p)) gap = std::max(gap, 1u);  // valu-vgpr-readlane, trans-forwarding
+  }
+  return gap;
+}
+
 struct Region {
   size_t first = 0, last = 0;
 };
@@ -288,27 +313,39 @@ double span_of(const Context& c, const std::vector<Node>& nodes, const std::vect
 
 std::vector<size_t> list_schedule(const Context& c, const std::vector<Node>& nodes, bool loads_only) {
   Sim s(c, nodes);
-  std::vector<size_t> order;
+  std::vector<size_t> order, pos(nodes.size(), 0);
+  // Placing k next keeps the hazard gaps to its producers.
+  auto gaps_kept = [&](size_t k) {
+    for (const auto& e : nodes[k].preds)
+      if (e.gap && order.size() - pos[e.node] - 1 < e.gap) return false;
+    return true;
+  };
   while (order.size() < nodes.size()) {
     std::optional<size_t> pick;
-    if (loads_only) {
-      // Program order, except that a load whose inputs are issued goes first.
-      for (size_t k = 0; k < nodes.size() && !pick; ++k)
-        if (s.available(k) && nodes[k].load) pick = k;
-      for (size_t k = 0; k < nodes.size() && !pick; ++k)
-        if (s.available(k)) pick = k;
-    } else {
-      // Of the nodes that can issue soonest (now, or else at the earliest time any can), the one
-      // with the longest latency-weighted path to the end; ties keep program order.
-      double soonest = std::numeric_limits<double>::infinity();
-      for (size_t k = 0; k < nodes.size(); ++k)
-        if (s.available(k)) soonest = std::min(soonest, s.earliest(k));
-      for (size_t k = 0; k < nodes.size(); ++k) {
-        if (!s.available(k) || s.earliest(k) > std::max(soonest, s.t)) continue;
-        if (!pick || nodes[k].priority > nodes[*pick].priority) pick = k;
+    // Candidates that keep the gaps first; when none does, any (the static check decides).
+    for (bool need_gaps : {true, false}) {
+      if (pick) break;
+      auto candidate = [&](size_t k) { return s.available(k) && (!need_gaps || gaps_kept(k)); };
+      if (loads_only) {
+        // Program order, except that a load whose inputs are issued goes first.
+        for (size_t k = 0; k < nodes.size() && !pick; ++k)
+          if (candidate(k) && nodes[k].load) pick = k;
+        for (size_t k = 0; k < nodes.size() && !pick; ++k)
+          if (candidate(k)) pick = k;
+      } else {
+        // Of the nodes that can issue soonest (now, or else at the earliest time any can), the one
+        // with the longest latency-weighted path to the end; ties keep program order.
+        double soonest = std::numeric_limits<double>::infinity();
+        for (size_t k = 0; k < nodes.size(); ++k)
+          if (candidate(k)) soonest = std::min(soonest, s.earliest(k));
+        for (size_t k = 0; k < nodes.size(); ++k) {
+          if (!candidate(k) || s.earliest(k) > std::max(soonest, s.t)) continue;
+          if (!pick || nodes[k].priority > nodes[*pick].priority) pick = k;
+        }
       }
     }
     if (!pick) throw Error("reschedule: the dependence graph has a cycle", "", "", kExitInternal);
+    pos[*pick] = order.size();
     order.push_back(*pick);
     s.commit(*pick);
   }
@@ -339,8 +376,11 @@ RegionSchedule schedule_region(const Context& c, const Region& r, ScheduleVarian
       auto lat = dependence(c, nodes[a], nodes[b], fixed_waits);
       if (must_complete[b].count(a)) lat = std::max(lat.value_or(0), nodes[a].latency);
       if (!lat) continue;
-      nodes[b].preds.push_back({a, *lat});
-      nodes[a].succs.push_back({b, *lat});
+      // A hazard gap also costs time: the wait states are issue slots.
+      unsigned gap = hazard_gap(nodes[a], nodes[b]);
+      if (gap) lat = std::max(*lat, (gap + 1) * c.hw.issue_period);
+      nodes[b].preds.push_back({a, *lat, gap});
+      nodes[a].succs.push_back({b, *lat, gap});
     }
   for (size_t k = nodes.size(); k-- > 0;) {
     double p = nodes[k].latency;
