@@ -145,10 +145,10 @@ bool movable(const Context& c, const Line& l) {
   if (unmodeled(i) || check::is_gds(i) || check::is_lds_dma(i)) return false;
   for (const auto& op : i.operands)
     if (op.kind == program::Operand::Expr) return false;  // PC-relative or symbolic: address-dependent
-  Units scratch;
+  Units known;
   for (const auto* list : {&i.defs, &i.uses})
     for (const auto& r : *list)
-      if (r.count && !add_units(scratch, r)) return false;
+      if (r.count && !add_units(known, r)) return false;
   return true;
 }
 
@@ -228,10 +228,17 @@ unsigned hazard_gap(const Node& a, const Node& b) {
   const Instruction& q = *b.inst;
   if (!check::is_valu(p)) return 0;
   const Units raw = a.defs & b.uses;
-  Units scalar, vector;
-  for (size_t u = kSgpr; u < kSgpr + 128; ++u) scalar.set(u);
-  for (size_t u : {kVcc, kVcc + 1, kExec, kExec + 1, kM0}) scalar.set(u);
-  for (size_t u = kVgpr; u < kAgpr + 256; ++u) vector.set(u);
+  static const Units scalar = [] {
+    Units u;
+    for (size_t k = kSgpr; k < kSgpr + 128; ++k) u.set(k);
+    for (size_t k : {kVcc, kVcc + 1, kExec, kExec + 1, kM0}) u.set(k);
+    return u;
+  }();
+  static const Units vector = [] {
+    Units u;
+    for (size_t k = kVgpr; k < kAgpr + 256; ++k) u.set(k);
+    return u;
+  }();
   unsigned gap = 0;
   if ((raw & scalar).any()) gap = std::max(gap, b.vm ? 5u : check::is_valu(q) ? 4u : 0u);  // valu-sgpr-vmem 5, lane select 4, valu-sgpr-valu 2
   if ((raw & vector).any()) {

@@ -15,9 +15,12 @@
 // s_getpc and PC-relative arithmetic, s_getreg/s_setreg, cache control, GDS, LDS DMA, s_memtime,
 // RawInstr lines) are fixed points that end regions.
 //
-// Manual wait states (hazards) are not modelled in the graph: each proposal is rebuilt and
-// checked by check::check_code_object, and a region whose schedule the checker rejects falls
-// back to milder variants (only loads hoisted; s_waitcnt kept in place) or is left alone.
+// Manual wait states (hazards) are not edges of the graph: the scheduler only prefers orders that
+// keep the usual gaps (VALU writing an SGPR before its VALU/VMEM reader, MFMA results, DPP,
+// readlane, TRANS), then each proposal is rebuilt and checked by check::check_code_object, and a
+// region whose schedule the checker rejects falls back to milder variants (only loads hoisted;
+// s_waitcnt kept in place) or is left alone. A region is only changed when the scheduler's own
+// one-wave estimate (issue slots, latencies from timing/hw_params.h) says it got faster.
 #pragma once
 #include <cstddef>
 #include <optional>

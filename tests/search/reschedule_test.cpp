@@ -214,6 +214,19 @@ TEST(RescheduleTest, NothingCrossesABarrierAndOnlyUnrelatedWorkCrossesAWait) {
   EXPECT_LT(pos(t, "v52, v53"), pos(t, "s_waitcnt")) << joined(t);
 }
 
+TEST(RescheduleTest, AHoistedLoadKeepsTheWaitStatesAfterTheValuThatWritesItsAddress) {
+  // valu-sgpr-vmem (check/hazard_rules.cpp): 5 wait states from a VALU writing an SGPR to a VMEM
+  // reading it. The load wants to issue as early as possible, but not closer than that.
+  std::vector<std::string> seq = {"v_readfirstlane_b32 s40, v41", "v_readfirstlane_b32 s41, v42"};
+  for (int k = 0; k < 7; ++k) seq.push_back(fmt::format("v_mul_f32_e32 v{}, v{}, v{}", 60 + k, 70 + k, 70 + k));
+  seq.insert(seq.end(), {"global_load_dword v50, v51, s[40:41]", "s_waitcnt vmcnt(0)", "v_add_f32_e32 v52, v50, v50"});
+  auto s = with_sequence(seq);
+  auto t = scheduled(s, ScheduleVariant::Full);
+  size_t writer = pos(t, "s41, v42"), load = pos(t, "global_load_dword");
+  EXPECT_LT(load, 9u) << joined(t);        // hoisted ...
+  EXPECT_GE(load - writer - 1, 5u) << joined(t);  // ... but not into the hazard
+}
+
 TEST(RescheduleTest, RejectsUnknownKernelsAndWindowsOutsideTheKernel) {
   auto p = program::Program::recover(load(hip("vector_add.co")));
   EXPECT_THROW(search::reschedule(p, "no_such_kernel"), Error);
