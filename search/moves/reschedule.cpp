@@ -278,16 +278,17 @@ std::vector<Region> regions_of(const Context& c, const program::Function& f, siz
 
 // Issue times of a region's nodes, one wave alone: a node issues when the previous one has used its
 // issue slot (hw.issue_period: S10, one instruction per wave per slot), its inputs are ready (RAW
-// edge latencies; a wait's edges carry the latency of the operations it must see complete), the
-// matrix pipe is free (MFMA) and the texture addresser has taken the previous vector-memory
-// instruction (hw.ta_cycles). `span` is the last completion of anything issued in the region.
+// edge latencies; a wait's edges carry the latency of the operations it must see complete) and the
+// matrix pipe is free (MFMA). A vector-memory op completes hw.ta_cycles after the texture addresser
+// takes it, behind the ones before it, plus its latency. `span` is the last completion in the region.
 struct Sim {
   const Context& c;
   const std::vector<Node>& nodes;
-  std::vector<double> issue;
+  std::vector<double> issue, queued;  // queued: cycles a vector-memory op waited for the addresser
   std::vector<bool> done;
   double t = 0, mfma_free = 0, ta_free = 0, span = 0;
-  Sim(const Context& c, const std::vector<Node>& n) : c(c), nodes(n), issue(n.size(), 0), done(n.size(), false) {}
+  Sim(const Context& c, const std::vector<Node>& n)
+      : c(c), nodes(n), issue(n.size(), 0), queued(n.size(), 0), done(n.size(), false) {}
   bool available(size_t k) const {
     if (done[k]) return false;
     for (const auto& e : nodes[k].preds)
@@ -296,9 +297,8 @@ struct Sim {
   }
   double earliest(size_t k) const {
     double e = t;
-    for (const auto& p : nodes[k].preds) e = std::max(e, issue[p.node] + p.latency);
+    for (const auto& p : nodes[k].preds) e = std::max(e, issue[p.node] + p.latency + (p.latency ? queued[p.node] : 0));
     if (nodes[k].mfma) e = std::max(e, mfma_free);
-    if (nodes[k].vm) e = std::max(e, ta_free);
     return e;
   }
   void commit(size_t k) {
@@ -307,8 +307,13 @@ struct Sim {
     done[k] = true;
     t = at + c.hw.issue_period;
     if (nodes[k].mfma) mfma_free = at + nodes[k].pipe_cycles;
-    if (nodes[k].vm) ta_free = at + c.hw.ta_cycles;
-    span = std::max(span, at + std::max<double>(nodes[k].latency, c.hw.issue_period));
+    if (nodes[k].vm) {
+      // The addresser is a queue: issue does not wait for it, completion does (as timing/model.cpp).
+      double start = std::max(at, ta_free);
+      ta_free = start + c.hw.ta_cycles;
+      queued[k] = ta_free - at;
+    }
+    span = std::max(span, at + queued[k] + std::max<double>(nodes[k].latency, c.hw.issue_period));
   }
 };
 
