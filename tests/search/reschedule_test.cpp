@@ -1,7 +1,7 @@
 // search/moves/reschedule.h: small hand-built sequences (inserted into vector_add between two s_nop
 // fixed points, rebuilt and recovered so that every line is decoded) show what moves and what may
-// not; corpus kernels (HIP and Triton, gfx942) rescheduled whole must rebuild, check clean and
-// verify EQUIVALENT against the original on the emulator.
+// not; corpus kernels (HIP and Triton; gfx942, with samples of gfx90a and gfx950) rescheduled whole,
+// and edits for their hot windows, must rebuild, check clean and verify EQUIVALENT on the emulator.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -31,7 +31,9 @@ namespace {
 codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
 std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
 std::string hip_spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/" + kernel + ".yaml"; }
-std::string triton(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/gfx942/" + kernel + ".hsaco"; }
+std::string triton(const std::string& kernel, const std::string& arch = "gfx942") {
+  return std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/" + arch + "/" + kernel + ".hsaco";
+}
 std::string triton_spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch/" + kernel + ".yaml"; }
 
 codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
@@ -250,6 +252,10 @@ std::vector<CorpusKernel> sample_kernels() {
       {triton("matmul_kernel"), "matmul_kernel", triton_spec("matmul_kernel")},
       {triton("softmax_kernel"), "softmax_kernel", triton_spec("softmax_kernel")},
       {triton("layernorm_kernel"), "layernorm_kernel", triton_spec("layernorm_kernel")},
+      // The other two archs (their own hazard rules and MFMA pass counts).
+      {triton("matmul_kernel", "gfx90a"), "matmul_kernel", triton_spec("matmul_kernel")},
+      {triton("matmul_kernel", "gfx950"), "matmul_kernel", triton_spec("matmul_kernel")},
+      {std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx90a/matmul_mfma_f16.co", "matmul_mfma_32x32x8_f16", hip_spec("matmul_mfma_32x32x8_f16")},
   };
 }
 
