@@ -145,6 +145,13 @@ uint16_t encode_waitcnt(const Wait& w) {
   return static_cast<uint16_t>((vm & 0xf) | ((vm >> 4) << 14) | (exp << 4) | (lgkm << 8));
 }
 
+std::string waitcnt_text(const Wait& w, const CounterLimits& limits) {
+  std::string t;
+  for (Counter c : {kVmCnt, kExpCnt, kLgkmCnt})
+    if (w.count[c] < limits.max[c]) t += " " + std::string(counter_name(c)) + "(" + std::to_string(w.count[c]) + ")";
+  return t.empty() ? "" : "s_waitcnt" + t;
+}
+
 // ---- Wait states -----------------------------------------------------------------------------
 
 int wait_states(const Instruction& inst) {

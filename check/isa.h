@@ -49,6 +49,9 @@ struct Wait {
 std::optional<Wait> decode_waitcnt(const program::Instruction& inst, codeobj::Arch arch);
 // simm16 encoding of a wait on gfx9 (fields left at ~0u become their maximum).
 uint16_t encode_waitcnt(const Wait& w);
+// LLVM's spelling of a wait: only the fields below their maximum (`limits`), in the order vmcnt,
+// expcnt, lgkmcnt — "s_waitcnt vmcnt(1) lgkmcnt(0)"; "" when it waits for nothing.
+std::string waitcnt_text(const Wait& w, const CounterLimits& limits);
 
 // ---- Wait states -----------------------------------------------------------------------------
 

@@ -11,11 +11,15 @@ namespace asmevo::search {
 bool rebuilds_clean(const program::Program& p, const std::string& kernel) {
   program::Program copy = p;
   copy.touch(kernel);
-  copy.update_resources();
-  auto co = codeobj::CodeObject::parse(build::rebuild(copy.listing(), "rule-probe"), "rule-probe");
-  check::CheckOptions opts;
-  opts.kernel = kernel;
-  return check::check_code_object(co, opts).clean();
+  try {
+    copy.update_resources();
+    auto co = codeobj::CodeObject::parse(build::rebuild(copy.listing(), "rule-probe"), "rule-probe");
+    check::CheckOptions opts;
+    opts.kernel = kernel;
+    return check::check_code_object(co, opts).clean();
+  } catch (const Error&) {
+    return false;  // what does not rebuild (e.g. past the arch's register limits) is not a candidate
+  }
 }
 
 const program::Function& kernel_function(const program::Program& p, const std::string& kernel) {

@@ -12,7 +12,8 @@
 namespace asmevo::search {
 
 // True when `p`, with the kernel's resources recomputed, rebuilds and checks free of static
-// findings (waitcnt, hazards, resources) for `kernel` and what it may call.
+// findings (waitcnt, hazards, resources) for `kernel` and what it may call. False, not an
+// exception, when it does not rebuild.
 bool rebuilds_clean(const program::Program& p, const std::string& kernel);
 
 // The kernel's function; throws asmevo::Error when `kernel` is not a kernel of `p`.

@@ -12,6 +12,7 @@
 #include "check/check.h"
 #include "check/isa.h"
 #include "search/moves/moves.h"
+#include "search/moves/probe.h"
 #include "support/error.h"
 #include "timing/hw_params.h"
 
@@ -464,16 +465,6 @@ program::Program applied(const program::Program& p, const std::vector<const Regi
   return copy;
 }
 
-bool clean(const program::Program& p, const std::string& kernel) {
-  program::Program copy = p;
-  copy.touch(kernel);
-  copy.update_resources();
-  auto co = codeobj::CodeObject::parse(build::rebuild(copy.listing(), "reschedule-probe"), "reschedule-probe");
-  check::CheckOptions opts;
-  opts.kernel = kernel;
-  return check::check_code_object(co, opts).clean();
-}
-
 }  // namespace
 
 std::string RegionSchedule::description() const {
@@ -518,7 +509,7 @@ Rescheduling reschedule(const program::Program& p, const std::string& kernel,
     for (const auto& rs : plan) any |= rs.changed();
   if (!any) return r;
   ++r.probes;
-  if (!clean(p, kernel))
+  if (!rebuilds_clean(p, kernel))
     throw Error("kernel " + kernel + " already has static findings; rescheduling needs a clean kernel", p.original().elf().name(),
                 "run asmevo check on it");
   // Everything at its most aggressive first; when the checker objects (a hazard's wait states), region
@@ -528,7 +519,7 @@ Rescheduling reschedule(const program::Program& p, const std::string& kernel,
   std::vector<bool> settled(plans[0].size(), false);
   if (!full.empty()) {
     ++r.probes;
-    if (clean(applied(p, full), kernel)) {
+    if (rebuilds_clean(applied(p, full), kernel)) {
       kept = full;
       for (size_t i = 0; i < plans[0].size(); ++i) settled[i] = plans[0][i].changed();
     }
@@ -542,7 +533,7 @@ Rescheduling reschedule(const program::Program& p, const std::string& kernel,
       auto trial = kept;
       trial.push_back(&rs);
       ++r.probes;
-      if (clean(applied(p, trial), kernel)) {
+      if (rebuilds_clean(applied(p, trial), kernel)) {
         kept = std::move(trial);
         break;
       }

@@ -6,28 +6,11 @@
 #include "check/check.h"
 #include "check/isa.h"
 #include "search/moves/moves.h"
+#include "search/moves/probe.h"
 #include "support/error.h"
 
 namespace asmevo::search {
 namespace {
-
-// LLVM's spelling: only the fields that wait, in the order vmcnt, expcnt, lgkmcnt; "" when none.
-std::string wait_text(const check::Wait& w, const check::CounterLimits& limits) {
-  std::string t;
-  for (check::Counter c : {check::kVmCnt, check::kExpCnt, check::kLgkmCnt})
-    if (w.count[c] < limits.max[c]) t += fmt::format(" {}({})", check::counter_name(c), w.count[c]);
-  return t.empty() ? "" : "s_waitcnt" + t;
-}
-
-bool clean(const program::Program& p, const std::string& kernel) {
-  program::Program copy = p;
-  copy.touch(kernel);
-  copy.update_resources();
-  auto co = codeobj::CodeObject::parse(build::rebuild(copy.listing(), "waitcnt-probe"), "waitcnt-probe");
-  check::CheckOptions opts;
-  opts.kernel = kernel;
-  return check::check_code_object(co, opts).clean();
-}
 
 program::Program with_line(const program::Program& p, size_t line, const std::string& text) {
   program::Program copy = p;
@@ -46,7 +29,7 @@ WaitcntRefinement refine_waitcnts(const program::Program& p, const std::string& 
   const check::CounterLimits limits = check::counter_limits(arch);
   WaitcntRefinement r{p, {}, 0};
   ++r.probes;
-  if (!clean(p, kernel))
+  if (!rebuilds_clean(p, kernel))
     throw Error("kernel " + kernel + " already has static findings; waitcnt refinement needs a clean kernel", p.original().elf().name(),
                 "run asmevo check on it");
   size_t first = window ? window->first : f->begin, last = window ? window->second : f->end - 1;
@@ -69,13 +52,13 @@ WaitcntRefinement refine_waitcnts(const program::Program& p, const std::string& 
         check::Wait trial = current;
         trial.count[c] = mid;
         ++r.probes;
-        if (clean(with_line(r.program, line, wait_text(trial, limits)), kernel)) lo = mid;
+        if (rebuilds_clean(with_line(r.program, line, check::waitcnt_text(trial, limits)), kernel)) lo = mid;
         else hi = mid - 1;
       }
       current.count[c] = lo;
     }
     if (current.count == original.count) continue;
-    std::string after = wait_text(current, limits);
+    std::string after = check::waitcnt_text(current, limits);
     r.changes.push_back({l.address, l.text, after});
     r.program = with_line(r.program, line, after);
     removed += after.empty();

@@ -13,6 +13,7 @@
 #include "check/check.h"
 #include "check/isa.h"
 #include "search/moves/moves.h"
+#include "search/moves/probe.h"
 #include "support/error.h"
 
 namespace asmevo::search {
@@ -20,28 +21,6 @@ namespace {
 
 constexpr size_t kMaxSink = 16;   // lines a wait may travel (probes grow with it)
 constexpr size_t kMaxSplits = 2;  // weaker copies left behind per wait
-
-std::string wait_text(const check::Wait& w, const check::CounterLimits& limits) {
-  std::string t;
-  for (check::Counter c : {check::kVmCnt, check::kExpCnt, check::kLgkmCnt})
-    if (w.count[c] < limits.max[c]) t += fmt::format(" {}({})", check::counter_name(c), w.count[c]);
-  return t.empty() ? "" : "s_waitcnt" + t;
-}
-
-bool clean(const program::Program& p, const std::string& kernel, size_t& probes) {
-  ++probes;
-  program::Program copy = p;
-  copy.touch(kernel);
-  try {
-    copy.update_resources();
-    auto co = codeobj::CodeObject::parse(build::rebuild(copy.listing(), "waitcnt-sink-probe"), "waitcnt-sink-probe");
-    check::CheckOptions opts;
-    opts.kernel = kernel;
-    return check::check_code_object(co, opts).clean();
-  } catch (const Error&) {
-    return false;
-  }
-}
 
 // An instruction a wait may move past: straight-line, no wait, no barrier, no hazard padding.
 bool passable(const program::Line& l) {
@@ -62,8 +41,7 @@ class WaitcntSinkMove final : public Move {
   std::vector<Edit> propose(const MoveContext& c) override {
     const codeobj::Arch arch = c.program.original().target().arch;
     const check::CounterLimits limits = check::counter_limits(arch);
-    size_t probes = 0;
-    if (!clean(c.program, c.kernel, probes)) return {};  // nothing to compare against
+    if (!rebuilds_clean(c.program, c.kernel)) return {};  // nothing to compare against
     std::vector<Edit> edits;
     for (size_t w = c.window.first; w <= c.window.last && edits.size() < c.max_edits; ++w) {
       const program::Line& line = c.program.text_line(w);
@@ -80,7 +58,7 @@ class WaitcntSinkMove final : public Move {
         const std::string next_text = next.text;
         program::Program sunk = p;
         sunk.replace(pos, pos + 1, {next_text, text});
-        if (clean(sunk, c.kernel, probes)) {
+        if (rebuilds_clean(sunk, c.kernel)) {
           p = std::move(sunk);
           ++pos;
           ++moved;
@@ -95,11 +73,11 @@ class WaitcntSinkMove final : public Move {
         const check::Wait strong = weak;
         auto with_copy = [&](const check::Wait& copy) {
           program::Program q = sunk;  // [.., next, W, ..] at pos, pos + 1
-          std::string t = wait_text(copy, limits);
+          std::string t = check::waitcnt_text(copy, limits);
           if (!t.empty()) q.insert_before(pos, {t});
           return q;
         };
-        if (!clean(with_copy(strong), c.kernel, probes)) break;  // more than this wait is involved
+        if (!rebuilds_clean(with_copy(strong), c.kernel)) break;  // more than this wait is involved
         for (int k = 0; k < check::kNumCounters; ++k) {
           if (weak.count[k] >= limits.max[k]) continue;
           unsigned lo = weak.count[k], hi = limits.max[k];
@@ -107,7 +85,7 @@ class WaitcntSinkMove final : public Move {
             unsigned mid = lo + (hi - lo + 1) / 2;
             check::Wait trial = weak;
             trial.count[k] = mid;
-            if (clean(with_copy(trial), c.kernel, probes)) lo = mid;
+            if (rebuilds_clean(with_copy(trial), c.kernel)) lo = mid;
             else hi = mid - 1;
           }
           weak.count[k] = lo;

@@ -11,6 +11,7 @@
 #include "check/check.h"
 #include "check/isa.h"
 #include "search/moves/moves.h"
+#include "search/moves/probe.h"
 #include "support/error.h"
 
 namespace asmevo::search {
@@ -293,14 +294,6 @@ bool can_cross(const Item& i, const Mem& x) {
   return true;
 }
 
-std::string wait_text(const check::Wait& w, const check::CounterLimits& limits) {
-  std::string t;
-  for (check::Counter c : {check::kVmCnt, check::kExpCnt, check::kLgkmCnt})
-    if (w.count[c] < limits.max[c]) t += fmt::format(" {}({})", check::counter_name(c), w.count[c]);
-  // Counts only ever decrease here, so a wait keeps at least one field.
-  return "s_waitcnt" + t;
-}
-
 struct Merged {
   std::vector<Item> items;
   size_t index = 0;  // of the merged access in `items`
@@ -395,7 +388,7 @@ std::optional<Merged> try_merge(const std::vector<Item>& items, size_t a, size_t
       if (next != count) {
         Item& it = out[new_index[w]];
         it.wait->count[c] = next;
-        it.text = wait_text(*it.wait, limits);
+        it.text = check::waitcnt_text(*it.wait, limits);
         it.changed = true;
       }
     }
@@ -459,13 +452,6 @@ bool settles(const program::Program& p, const program::Function& f, size_t start
   return true;
 }
 
-bool clean(const program::Program& p, const std::string& kernel) {
-  auto co = codeobj::CodeObject::parse(build::rebuild(p.listing(), "widen-probe"), "widen-probe");
-  check::CheckOptions opts;
-  opts.kernel = kernel;
-  return check::check_code_object(co, opts).clean();
-}
-
 }  // namespace
 
 Widening widen_accesses(const program::Program& p, const std::string& kernel, std::optional<std::pair<size_t, size_t>> window,
@@ -505,7 +491,7 @@ Widening widen_accesses(const program::Program& p, const std::string& kernel, st
           if (!next) continue;
           if (!parent_checked) {
             ++r.probes;
-            if (!clean(p, kernel))
+            if (!rebuilds_clean(p, kernel))
               throw Error("kernel " + kernel + " already has static findings; widening needs a clean kernel", p.original().elf().name(),
                           "run asmevo check on it");
             parent_checked = true;
@@ -518,7 +504,7 @@ Widening widen_accesses(const program::Program& p, const std::string& kernel, st
           ++r.probes;
           bool ok = false;
           try {
-            ok = clean(apply_edit(p, trial), kernel);
+            ok = rebuilds_clean(apply_edit(p, trial), kernel);
           } catch (const Error&) {
             ok = false;  // the assembler or a resource limit refused it
           }
