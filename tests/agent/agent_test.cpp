@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -286,18 +287,32 @@ TEST(AgentSession, MalformedCallsAndInvalidAssemblyComeBackAsToolErrors) {
   r3["expect"] = {{"tool_results",
                    {{{"id", "b4"}, {"contains", {"are not inside the kernel"}}}, {{"id", "b5"}, {"contains", {"no pending edit 99"}}}}}};
   r.push_back(r3);
-  json r4 = reply("That is all I can do.");
+  // Failed proposals take no edit id: the v_sub edit is edit 1.
+  json r4 = reply("A subtraction is cheaper? (It is wrong: the cascade must say why.)",
+                  {call("b10", "show_window", {{"window", "0"}}), call("b11", "show_window", {{"window", "7"}}),
+                   call("b12", "propose_edit", {{"first", F + 4}, {"last", F + 4}, {"code", "v_sub_f32_e32 v2, v6, v7"}, {"description", "sub"}}),
+                   call("b13", "evaluate", {{"edit_id", 1}})});
   r4["expect"] = {{"tool_results",
                    {{{"id", "b6"}, {"contains", {"vector ALU", "VALU wave64", "f32"}}},
                     {{"id", "b7"}, {"contains", {"waves/SIMD", "vgprs allocated", "kernel descriptor"}}},
                     {{"id", "b8"}, {"contains", {"best so far: K0"}}},
                     {{"id", "b9"}, {"contains", {"no semantics"}}}}}};
   r.push_back(r4);
+  json r5 = reply("Was it tried?", {call("b14", "history", json::object())});
+  r5["expect"] = {{"tool_results",
+                   {{{"id", "b10"}, {"contains", {"of the starting object (K0)", "| live "}}},
+                    {{"id", "b11"}, {"contains", {"error: no window '7'"}}},
+                    {{"id", "b12"}, {"contains", {"edit_id 1 ready", "+v_sub_f32_e32 v2, v6, v7"}}},
+                    {{"id", "b13"}, {"contains", {"REJECTED at stage emulate", "DIFFERENT", "emulate  FAIL"}}, {"not_contains", {"ACCEPTED"}}}}}};
+  r.push_back(r5);
+  json r6 = reply("That is all I can do.");
+  r6["expect"] = {{"tool_results", {{{"id", "b14"}, {"contains", {"rejected, grouped by cause", "x1 emulate: DIFFERENT", "llm llm-edit: sub"}}}}}};
+  r.push_back(r6);
   MockServer server(dir, script);
   AgentRun run = optimize_with_agent(dir / "db.sqlite", llm_options(server));
   EXPECT_EQ(server.failures(), "");
-  EXPECT_EQ(server.requests().size(), 5u) << "the agent went on after every error";
-  EXPECT_EQ(run.result.kernels.at(0).candidates_this_run, 0u);
+  EXPECT_EQ(server.requests().size(), 7u) << "the agent went on after every error";
+  EXPECT_EQ(run.result.kernels.at(0).candidates_this_run, 1u) << "only the well-formed edit reached the cascade";
   EXPECT_NE(run.result.kernels.at(0).final_verdict.find("K0 kept"), std::string::npos);
   EXPECT_NE(joined(run.log).find("the model ended its session: That is all I can do."), std::string::npos) << joined(run.log);
 }
@@ -447,4 +462,34 @@ TEST(AgentSession, ResumesAfterSigkillKeepingTheAcceptedResultAndMemory) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].status, "running") << "the killed run never finished";
   EXPECT_EQ(runs[1].status, "finished");
+}
+
+TEST(AgentStore, LlmCallsTableIsAddedToStoresWrittenBeforeIt) {
+  const fs::path dir = temp_dir("store");
+  const std::string db = (dir / "old.sqlite").string();
+  {
+    search::Store s(db);
+    s.begin_run("old", 1, "{}");
+    // A store as asmevo wrote it before the agent: no llm_calls table.
+    ASSERT_EQ(sqlite3_exec(s.handle(), "DROP TABLE llm_calls", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  {
+    search::Store ro(db, search::Store::Access::kReadOnly);
+    EXPECT_TRUE(ro.llm_calls().empty()) << "a read-only store without the table reads as no calls";
+  }
+  search::Store s(db);
+  search::LlmCallRecord c;
+  c.run = 1;
+  c.model = "m";
+  c.status = "ok";
+  c.attempts = 2;
+  c.prompt_tokens = 10;
+  c.completion_tokens = 5;
+  c.total_tokens = 15;
+  s.add_llm_call(c);
+  auto calls = s.llm_calls(1);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].total_tokens, 15);
+  EXPECT_EQ(calls[0].attempts, 2);
+  EXPECT_TRUE(s.llm_calls(2).empty());
 }

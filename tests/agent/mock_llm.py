@@ -118,7 +118,10 @@ class Handler(BaseHTTPRequestHandler):
             failures.append("script exhausted: request %d" % i)
         else:
             entry = responses[i]
-            failures += check(entry.get("expect", {}), req, auth)
+            try:
+                failures += check(entry.get("expect", {}), req, auth)
+            except Exception as e:  # a malformed expectation is a failure, not a dropped connection
+                failures.append("checking the request failed: %r" % e)
         with lock:
             with open(log_path, "a") as f:
                 f.write(json.dumps({"index": i, "path": self.path, "auth": auth, "body": req, "failures": failures}) + "\n")
