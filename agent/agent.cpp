@@ -98,7 +98,14 @@ class LlmProposer final : public search::InteractiveProposer {
         }
       }
       if (toolbox_.budget_spent()) return stop(t, "the candidate budget of this kernel is spent");
-      if (evaluated_any) return true;
+      if (evaluated_any) {
+        calls_since_evaluate_ = 0;
+        return true;
+      }
+      // A model that keeps reading but never evaluates would hold an llm-only search forever (the
+      // candidate budget only counts evaluations).
+      if (++calls_since_evaluate_ >= kMaxCallsWithoutEvaluate)
+        return stop(t, fmt::format("{} model calls in a row without evaluating an edit", kMaxCallsWithoutEvaluate));
     }
     return true;
   }
@@ -222,7 +229,8 @@ class LlmProposer final : public search::InteractiveProposer {
   json entries_ = json::array();  // the transcript since the last evaluated candidate
   Toolbox toolbox_;
   bool stopped_ = false;
-  size_t call_counter_ = 0, compactions_ = 0;
+  size_t call_counter_ = 0, compactions_ = 0, calls_since_evaluate_ = 0;
+  static constexpr size_t kMaxCallsWithoutEvaluate = 40;
 };
 
 }  // namespace

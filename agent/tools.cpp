@@ -507,8 +507,11 @@ std::string Toolbox::evaluate(AgentTurn& turn, const json& args, bool& evaluated
   attempts_.push_back(a);
   pending_.clear();  // every pending edit was relative to the same parent; keep ids unique anyway
 
+  // The reason is usually the failed stage's detail, which the stage list shows anyway.
+  bool in_stages = false;
+  for (const auto& st : ev.stages) in_stages |= !st.ok && st.detail == ev.reason;
   std::string s = fmt::format("{} at stage {}{}\n", ev.accepted ? "ACCEPTED" : "REJECTED", ev.stage,
-                              ev.reason.empty() ? "" : ": " + (ev.reason.size() > 800 ? ev.reason.substr(0, 800) + " ..." : ev.reason));
+                              ev.reason.empty() || in_stages ? "" : ": " + (ev.reason.size() > 800 ? ev.reason.substr(0, 800) + " ..." : ev.reason));
   s += stages_text(ev);
   if (ev.cycles > 0)
     s += fmt::format("modeled cycles: {:.0f} (parent {:.0f}: {:.3f}x; vs K0 {:.3f}x)\n", ev.cycles, parent_cycles, parent_cycles / ev.cycles,
