@@ -505,7 +505,8 @@ std::string Toolbox::evaluate(AgentTurn& turn, const json& args, bool& evaluated
   a.parent_cycles = parent_cycles;
   a.cycles = ev.cycles;
   attempts_.push_back(a);
-  pending_.clear();  // every pending edit was relative to the same parent; keep ids unique anyway
+  // Other pending edits stay: after a rejection they are still edits of the best; after an accept
+  // the parent check above refuses them with the reason.
 
   // The reason is usually the failed stage's detail, which the stage list shows anyway.
   bool in_stages = false;

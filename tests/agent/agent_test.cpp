@@ -205,17 +205,20 @@ TEST(AgentSession, FindsAVerifiedSpeedupThroughToolCalls) {
   r1["expect"] = {{"tool_results", {{{"id", "c1"}, {"contains", {"lines L", "% of cycles"}}}}}, {"last_role", "tool"}};
   r.push_back(r1);
   json r2 = reply("Four s_nop 7 sit before v_add_f32; no hazard rule needs wait states there. Remove them.",
-                  {call("c3", "propose_edit", {{"first", F}, {"last", F + 3}, {"code", ""}, {"description", "remove four needless s_nop 7"}})});
+                  {call("c3", "propose_edit", {{"first", F}, {"last", F + 3}, {"code", ""}, {"description", "remove four needless s_nop 7"}}),
+                   call("c3b", "propose_edit", {{"first", F}, {"last", F + 1}, {"code", ""}, {"description", "remove two of them"}})});
   r2["expect"] = {{"tool_results", {{{"id", "c2"}, {"contains", {"L" + std::to_string(F) + " ", "s_nop 7", "live "}}}}}};
   r.push_back(r2);
   json r3 = reply("Evaluate it.", {call("c4", "evaluate", {{"edit_id", 1}})});
-  r3["expect"] = {{"tool_results", {{{"id", "c3"}, {"contains", {"edit_id 1 ready", "-s_nop 7"}}}}}};
+  r3["expect"] = {{"tool_results", {{{"id", "c3"}, {"contains", {"edit_id 1 ready", "-s_nop 7"}}}, {{"id", "c3b"}, {"contains", {"edit_id 2 ready"}}}}}};
   r.push_back(r3);
-  json r4 = reply("Accepted. Record the lesson.", {call("c5", "note", {{"text", "s_nop padding before v_add_f32 was needless"}})});
+  json r4 = reply("Accepted. Record the lesson; the other edit was for the old code.",
+                  {call("c5", "note", {{"text", "s_nop padding before v_add_f32 was needless"}}), call("c6", "evaluate", {{"edit_id", 2}})});
   r4["expect"] = {{"tool_results", {{{"id", "c4"}, {"contains", {"ACCEPTED", "verify", "Line numbers have changed"}}}}}};
   r.push_back(r4);
   json r5 = reply("Nothing else worth trying in this kernel.");
-  r5["expect"] = {{"tool_results", {{{"id", "c5"}, {"contains", {"noted"}}}}}};
+  r5["expect"] = {{"tool_results",
+                   {{{"id", "c5"}, {"contains", {"noted"}}}, {{"id", "c6"}, {"contains", {"was made for an older best", "the best is now candidate #1"}}}}}};
   r.push_back(r5);
 
   MockServer server(dir, script);
@@ -492,4 +495,22 @@ TEST(AgentStore, LlmCallsTableIsAddedToStoresWrittenBeforeIt) {
   EXPECT_EQ(calls[0].total_tokens, 15);
   EXPECT_EQ(calls[0].attempts, 2);
   EXPECT_TRUE(s.llm_calls(2).empty());
+}
+
+TEST(AgentSession, WallTimeBudgetCutsAWaitingRequest) {
+  const fs::path dir = temp_dir("budget-seconds");
+  json script = {{"responses", json::array()}};
+  json slow = reply("late", {call("x1", "list_windows", json::object())});
+  slow["delay"] = 5;
+  script["responses"].push_back(slow);
+  MockServer server(dir, script);
+  const auto t0 = std::chrono::steady_clock::now();
+  AgentRun run = optimize_with_agent(dir / "db.sqlite", llm_options(server), agent::LlmBudget::parse("seconds=1"));
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 4.5) << "the request was not allowed to outlast the budget";
+  EXPECT_EQ(server.requests().size(), 1u);
+  EXPECT_NE(joined(run.log).find("wall-time budget ran out"), std::string::npos) << joined(run.log);
+  search::Store store((dir / "db.sqlite").string(), search::Store::Access::kReadOnly);
+  ASSERT_EQ(store.llm_calls().size(), 1u);
+  EXPECT_EQ(store.llm_calls()[0].status, "timeout");
 }
