@@ -34,12 +34,18 @@ extern char** environ;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("asmevo-agent-" + std::to_string(getpid()) + "-" + name);
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+// A scratch folder for one test: the store, the script, the server's request log. Kept when the
+// test failed (to read the log), removed otherwise. Declared first in a test, so it outlives the server.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name) : path(fs::temp_directory_path() / ("asmevo-agent-" + std::to_string(getpid()) + "-" + name)) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    if (!::testing::Test::HasFailure()) fs::remove_all(path);
+  }
+};
 
 // The scripted server: a child process serving SCRIPT on a free loopback port.
 class MockServer {
@@ -194,7 +200,8 @@ TEST(AgentBudget, ParsesCapsAndRefusesBadItems) {
 TEST(AgentSession, FindsAVerifiedSpeedupThroughToolCalls) {
   const Padded k0 = padded_vector_add();
   ASSERT_GT(k0.nop_first, 0u);
-  const fs::path dir = temp_dir("success");
+  TempDir scratch("success");
+  const fs::path dir = scratch.path;
   const int F = static_cast<int>(k0.nop_first);
   json script = {{"model", "mock-model"}, {"auth", "Bearer sk-test-123"}, {"responses", json::array()}};
   auto& r = script["responses"];
@@ -269,7 +276,8 @@ TEST(AgentSession, FindsAVerifiedSpeedupThroughToolCalls) {
 
 TEST(AgentSession, MalformedCallsAndInvalidAssemblyComeBackAsToolErrors) {
   const Padded k0 = padded_vector_add();
-  const fs::path dir = temp_dir("malformed");
+  TempDir scratch("malformed");
+  const fs::path dir = scratch.path;
   const int F = static_cast<int>(k0.nop_first);
   json script = {{"responses", json::array()}};
   auto& r = script["responses"];
@@ -321,7 +329,8 @@ TEST(AgentSession, MalformedCallsAndInvalidAssemblyComeBackAsToolErrors) {
 }
 
 TEST(AgentSession, RetriesHonourRetryAfterThenSucceed) {
-  const fs::path dir = temp_dir("retry-ok");
+  TempDir scratch("retry-ok");
+  const fs::path dir = scratch.path;
   json script = {{"responses", json::array()}};
   auto& r = script["responses"];
   r.push_back({{"status", 429}, {"headers", {{"Retry-After", "1"}}}, {"body", {{"error", "rate limited"}}}});
@@ -342,7 +351,8 @@ TEST(AgentSession, RetriesHonourRetryAfterThenSucceed) {
 }
 
 TEST(AgentSession, RetriesThenStopsGracefullyOnTimeouts) {
-  const fs::path dir = temp_dir("retry-stop");
+  TempDir scratch("retry-stop");
+  const fs::path dir = scratch.path;
   json script = {{"responses", json::array()}};
   auto& r = script["responses"];
   r.push_back({{"status", 429}, {"headers", {{"Retry-After", "0"}}}, {"body", {{"error", "rate limited"}}}});
@@ -367,7 +377,8 @@ TEST(AgentSession, RetriesThenStopsGracefullyOnTimeouts) {
 TEST(AgentSession, BudgetOfCallsAndTokensStopsTheSession) {
   for (const char* cap : {"calls=2", "tokens=1000"}) {
     SCOPED_TRACE(cap);
-    const fs::path dir = temp_dir(std::string("budget-") + cap[0]);
+    TempDir scratch(std::string("budget-") + cap[0]);
+    const fs::path dir = scratch.path;
     json script = {{"responses", json::array()}};
     for (int i = 0; i < 5; ++i)
       script["responses"].push_back(reply("Looking again.", {call("w" + std::to_string(i), "list_windows", json::object())}, {500, 100}));
@@ -384,7 +395,8 @@ TEST(AgentSession, BudgetOfCallsAndTokensStopsTheSession) {
 
 TEST(AgentSession, CompactsOlderTurnsIntoASummary) {
   const Padded k0 = padded_vector_add();
-  const fs::path dir = temp_dir("compact");
+  TempDir scratch("compact");
+  const fs::path dir = scratch.path;
   json script = {{"responses", json::array()}};
   auto& r = script["responses"];
   for (int i = 0; i < 6; ++i)
@@ -405,7 +417,8 @@ TEST(AgentSession, CompactsOlderTurnsIntoASummary) {
 
 TEST(AgentSession, ResumesAfterSigkillKeepingTheAcceptedResultAndMemory) {
   const Padded k0 = padded_vector_add();
-  const fs::path dir = temp_dir("resume");
+  TempDir scratch("resume");
+  const fs::path dir = scratch.path;
   const fs::path db = dir / "db.sqlite";
   const int F = static_cast<int>(k0.nop_first);
   {
@@ -468,7 +481,8 @@ TEST(AgentSession, ResumesAfterSigkillKeepingTheAcceptedResultAndMemory) {
 }
 
 TEST(AgentStore, LlmCallsTableIsAddedToStoresWrittenBeforeIt) {
-  const fs::path dir = temp_dir("store");
+  TempDir scratch("store");
+  const fs::path dir = scratch.path;
   const std::string db = (dir / "old.sqlite").string();
   {
     search::Store s(db);
@@ -498,7 +512,8 @@ TEST(AgentStore, LlmCallsTableIsAddedToStoresWrittenBeforeIt) {
 }
 
 TEST(AgentSession, WallTimeBudgetCutsAWaitingRequest) {
-  const fs::path dir = temp_dir("budget-seconds");
+  TempDir scratch("budget-seconds");
+  const fs::path dir = scratch.path;
   json script = {{"responses", json::array()}};
   json slow = reply("late", {call("x1", "list_windows", json::object())});
   slow["delay"] = 5;
