@@ -21,6 +21,7 @@
 #include "agent/agent.h"
 #include "agent/prompts.h"
 #include "build/rebuild.h"
+#include "cli/optimize.h"
 #include "search/edit.h"
 #include "search/optimizer.h"
 #include "support/error.h"
@@ -528,4 +529,57 @@ TEST(AgentSession, WallTimeBudgetCutsAWaitingRequest) {
   search::Store store((dir / "db.sqlite").string(), search::Store::Access::kReadOnly);
   ASSERT_EQ(store.llm_calls().size(), 1u);
   EXPECT_EQ(store.llm_calls()[0].status, "timeout");
+}
+
+// `asmevo optimize` itself: the --llm-* options make the agent proposer; llm without an endpoint is
+// an error before anything is written.
+TEST(AgentCli, LlmOptionsReachTheOptimizerAndLlmWithoutEndpointIsAnError) {
+  TempDir scratch("cli");
+  const fs::path dir = scratch.path;
+  const Padded k0 = padded_vector_add();
+  write_file_atomic((dir / "padded.co").string(), k0.bytes);
+  cli::OptimizeCommandOptions o;
+  o.file = (dir / "padded.co").string();
+  o.launches = {std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/vector_add.yaml"};
+  o.output = (dir / "out.co").string();
+  o.budget = 10;
+  o.proposers = "llm";
+  try {
+    cli::run_optimize(o, "asmevo optimize");
+    ADD_FAILURE() << "llm without --llm-url was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.what_text().find("the llm proposer needs an endpoint"), std::string::npos) << e.format();
+  }
+  EXPECT_FALSE(fs::exists(dir / "out.sqlite")) << "nothing is created before the options are checked";
+  o.llm_model = "m";
+  EXPECT_THROW(cli::run_optimize(o, "asmevo optimize"), Error) << "--llm-model without --llm-url";
+
+  const int F = static_cast<int>(k0.nop_first);
+  json script = {{"model", "cli-model"}, {"auth", "Bearer cli-key"}, {"responses", json::array()}};
+  script["responses"].push_back(reply("Remove the padding.", {call("p1", "propose_edit", {{"first", F}, {"last", F + 3}, {"code", ""}, {"description", "remove s_nop padding"}}),
+                                                              call("p2", "evaluate", {{"edit_id", 1}})}));
+  json r1 = reply("Done.");
+  r1["expect"] = {{"tool_results", {{{"id", "p2"}, {"contains", {"ACCEPTED"}}}}}};
+  script["responses"].push_back(r1);
+  MockServer server(dir, script);
+  setenv("ASMEVO_AGENT_CLI_KEY", "cli-key", 1);
+  o.llm_url = server.url();
+  o.llm_model = "cli-model";
+  o.llm_key_env = "ASMEVO_AGENT_CLI_KEY";
+  o.llm_budget = "calls=10";
+  o.llm_timeout_s = 30;
+  o.json = true;
+  EXPECT_EQ(cli::run_optimize(o, "asmevo optimize"), kExitOk);
+  EXPECT_EQ(server.failures(), "");
+  EXPECT_EQ(server.requests().size(), 2u);
+  ASSERT_TRUE(fs::exists(dir / "out.co"));
+  auto out = codeobj::CodeObject::parse(read_file_bytes((dir / "out.co").string()), "out.co");
+  EXPECT_LT(out.kernel("vector_add")->code_size, codeobj::CodeObject::parse(k0.bytes, "padded.co").kernel("vector_add")->code_size)
+      << "the written object lost the padding";
+  search::Store store((dir / "out.sqlite").string(), search::Store::Access::kReadOnly);
+  auto cands = store.candidates(store.kernels().at(0).id);
+  ASSERT_EQ(cands.size(), 1u);
+  EXPECT_EQ(cands[0].proposer, "llm");
+  EXPECT_EQ(cands[0].verdict, "accepted");
+  EXPECT_EQ(store.llm_calls().size(), 2u);
 }
