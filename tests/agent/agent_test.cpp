@@ -36,7 +36,7 @@ extern char** environ;
 namespace {
 
 // A scratch folder for one test: the store, the script, the server's request log. Kept when the
-// test failed (to read the log), removed otherwise. Declared first in a test, so it outlives the server.
+// test failed or ASMEVO_AGENT_TEST_KEEP is set (to read the log and the store), removed otherwise. Declared first in a test, so it outlives the server.
 struct TempDir {
   fs::path path;
   explicit TempDir(const std::string& name) : path(fs::temp_directory_path() / ("asmevo-agent-" + std::to_string(getpid()) + "-" + name)) {
@@ -44,7 +44,7 @@ struct TempDir {
     fs::create_directories(path);
   }
   ~TempDir() {
-    if (!::testing::Test::HasFailure()) fs::remove_all(path);
+    if (!::testing::Test::HasFailure() && !std::getenv("ASMEVO_AGENT_TEST_KEEP")) fs::remove_all(path);
   }
 };
 
@@ -269,8 +269,7 @@ TEST(AgentSession, FindsAVerifiedSpeedupThroughToolCalls) {
     EXPECT_EQ(c.total_tokens, 120);
     EXPECT_EQ(c.model, "mock-model");
   }
-  // The closing figures: the transcript excerpt of the accepted candidate.
-  std::cout << "transcript of candidate #" << cands[0].id << ":\n" << t.dump(1).substr(0, 3000) << "\n";
+  std::cout << "store: " << (dir / "db.sqlite").string() << "\n";
   std::cout << "outcome: " << k.baseline_cycles << " -> " << k.best_cycles << " modeled cycles (" << k.speedup() << "x), "
             << k.final_verdict << "\n";
 }
