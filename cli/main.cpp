@@ -12,6 +12,7 @@
 #include "cli/optimize.h"
 #include "cli/patch.h"
 #include "cli/rebuild.h"
+#include "cli/report.h"
 #include "cli/spec.h"
 #include "cli/timing.h"
 #include "cli/verify.h"
@@ -70,6 +71,9 @@ int main(int argc, char** argv) {
   asmevo::cli::OptimizeCommandOptions optimize;
   auto* cmd_optimize = asmevo::cli::add_optimize_command(app, optimize);
 
+  asmevo::cli::ReportOptions report;
+  auto* cmd_report = asmevo::cli::add_report_command(app, report);
+
   asmevo::cli::CoverageOptions coverage;
   auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
   cmd_cov->add_option("files", coverage.files, "code objects");
@@ -101,6 +105,7 @@ int main(int argc, char** argv) {
       for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
       return asmevo::cli::run_optimize(optimize, command_line);
     }
+    if (*cmd_report) return asmevo::cli::run_report(report);
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();

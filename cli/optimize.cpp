@@ -37,6 +37,7 @@ CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& o) {
   cmd->add_option("--min-gain", o.min_gain_percent, "accept a candidate only if at least this many percent faster than its parent (default 1)");
   cmd->add_option("--windows", o.windows, "hot windows per parent (default 5)");
   cmd->add_option("--counterexamples", o.counterexamples, "where counterexamples go (default OUT.counterexamples/)");
+  cmd->add_flag("--patch-only", o.patch_only, "only in-place patches of the original bytes (what is used anyway when K0 cannot be rebuilt exactly)");
   cmd->add_flag("--no-report", o.no_report, "do not write the HTML report next to OUT");
   cmd->add_flag("--json", o.json, "print the summary as JSON (schema asmevo.optimize/1)");
   cmd->add_option("--llm-url", o.llm_url, "OpenAI-compatible endpoint base URL for the llm proposer (POST URL/chat/completions), e.g. http://127.0.0.1:8000/v1");
@@ -94,6 +95,8 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   std::vector<search::KernelJob> jobs;
   std::string names;
   for (const auto& k : k0.kernels()) names += (names.empty() ? "" : ", ") + k.name;
+  for (const auto& [name, job] : by_kernel)
+    if (!k0.kernel(name)) throw Error("the launch spec " + job.spec_path + " is for kernel " + name + ", which " + o.file + " does not have", "--launch", "kernels in this file: " + names);
   if (!o.kernel.empty()) {
     if (!k0.kernel(o.kernel)) throw Error("no kernel named " + o.kernel, o.file, "kernels in this file: " + names);
     auto it = by_kernel.find(o.kernel);
@@ -106,8 +109,6 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
     }
     if (jobs.empty()) throw Error("none of the launch specs is for a kernel of " + o.file, "--launch", "kernels in this file: " + names);
   }
-  for (const auto& [name, job] : by_kernel)
-    if (!k0.kernel(name)) throw Error("the launch spec " + job.spec_path + " is for kernel " + name + ", which " + o.file + " does not have", "--launch", "kernels in this file: " + names);
 
   search::OptimizeOptions opts;
   opts.budget = o.budget;
@@ -143,9 +144,10 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
     if (p != "llm") search::make_moves(p);
   }
   opts.min_gain = o.min_gain_percent / 100.0;
-  if (opts.min_gain < 0 || opts.min_gain >= 1) throw Error("--min-gain must be in [0, 100)", "--min-gain");
+  if (opts.min_gain < 0 || opts.min_gain >= 1) throw Error(fmt::format("--min-gain {} is not a percentage in [0, 100)", o.min_gain_percent), "--min-gain", "e.g. --min-gain 1 accepts candidates at least 1% faster than their parent");
   opts.windows = o.windows;
   opts.resume = o.resume;
+  opts.patch_only = o.patch_only;
   if (o.budget == 0 && o.time_s <= 0) throw Error("no limit: --budget 0 needs --time", "--budget", "give --budget N or --time SECONDS");
 
   const std::string db_path = o.db.empty() ? with_extension(o.output, ".sqlite") : o.db;

@@ -217,7 +217,8 @@ Metadata& Metadata::operator=(Metadata&&) noexcept = default;
 Metadata::Metadata(const Metadata& o) : Metadata() { *this = o; }
 Metadata& Metadata::operator=(const Metadata& o) {
   if (this == &o) return *this;
-  // A msgpack Document points into itself, so copies go through the encoding.
+  // A msgpack Document points into its backing bytes, so copies go through the encoding; the copy
+  // reports its original's note bytes as original_blob() (its document lives in its own backing_).
   Metadata fresh = parse(o.encode(), "metadata copy");
   fresh.blob_ = o.blob_;
   *this = std::move(fresh);
@@ -227,9 +228,11 @@ Metadata& Metadata::operator=(const Metadata& o) {
 Metadata Metadata::parse(std::span<const uint8_t> blob, const std::string& where) {
   Metadata md;
   md.blob_.assign(blob.begin(), blob.end());
-  llvm::StringRef ref(reinterpret_cast<const char*>(md.blob_.data()), md.blob_.size());
+  md.backing_ = md.blob_;
+  llvm::StringRef ref(reinterpret_cast<const char*>(md.backing_.data()), md.backing_.size());
   validate_msgpack(ref, where);
-  // Strings in the Document point into blob_, which md owns and never reallocates afterwards.
+  // Strings in the Document point into backing_, which md owns and never changes afterwards (a
+  // moved vector keeps its buffer).
   if (!md.doc_->readFromBlob(ref, /*Multi=*/false))
     bad(where, "the metadata note is not valid msgpack");
   md.refresh(where);

@@ -74,7 +74,8 @@ class Metadata {
  private:
   void refresh(const std::string& where);
   std::unique_ptr<llvm::msgpack::Document> doc_;
-  std::vector<uint8_t> blob_;
+  std::vector<uint8_t> backing_;  // the bytes doc_'s strings point into; never reassigned after parse
+  std::vector<uint8_t> blob_;     // the note as it was read (a copy keeps its original's)
   std::array<uint64_t, 2> version_{0, 0};
   std::string target_;
   std::vector<KernelMetadata> kernels_;

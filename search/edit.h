@@ -46,6 +46,11 @@ struct Edit {
 // match, or an arch resource limit exceeded.
 program::Program apply_edit(const program::Program& parent, const Edit& edit);
 
+// The edit that turns `parent` into `child` (a Program derived from it by edits): a line diff
+// (longest common subsequence) of the .text lines, as hunks that replace only instruction lines.
+// Throws asmevo::Error when the two differ in anything but instructions (labels, directives).
+Edit diff_edit(const program::Program& parent, const program::Program& child, const std::string& kernel);
+
 // Builds one Hunk that replaces lines [first, last] of `p` by `lines` (fills `before`).
 Hunk make_hunk(const program::Program& p, size_t first, size_t last, std::vector<std::string> lines);
 // An insertion before `line`.

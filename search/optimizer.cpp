@@ -323,10 +323,10 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
     if (p != "llm") make_moves(p);
   }
   nlohmann::json opts = {{"budget", o.budget},   {"time", o.time_limit_s}, {"jobs", o.jobs},         {"seed", o.seed},
-                         {"proposers", o.proposers}, {"min_gain", o.min_gain}, {"windows", o.windows}, {"resume", o.resume}};
+                         {"proposers", o.proposers}, {"min_gain", o.min_gain}, {"windows", o.windows}, {"resume", o.resume}, {"patch_only", o.patch_only}};
   result.run = store.begin_run(command, o.seed, opts.dump());
-  const bool rebuildable = build::roundtrip(k0).ok();
-  if (!rebuildable && progress.log)
+  const bool rebuildable = !o.patch_only && build::roundtrip(k0).ok();
+  if (!rebuildable && !o.patch_only && progress.log)
     progress.log(fmt::format("{}: the recovered listing does not rebuild to identical bytes; only in-place patches are tried", file_name));
 
   std::vector<uint8_t> current = k0_bytes;

@@ -63,6 +63,7 @@ struct OptimizeOptions {
   unsigned windows = 5, window_length = 64;
   std::string counterexample_dir; // empty: none written
   bool resume = false;
+  bool patch_only = false;        // in-place patches only, even when K0 could be rebuilt
   // Makes the interactive proposer for a kernel when `proposers` holds "llm" (issue 8); without it
   // asking for llm is an error.
   std::function<std::unique_ptr<InteractiveProposer>(const std::string& kernel)> make_llm;

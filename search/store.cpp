@@ -4,7 +4,10 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <cctype>
 
 #include "support/error.h"
 
@@ -216,6 +219,22 @@ KernelRecord read_kernel(const Stmt& s) {
   return k;
 }
 
+// `path` for a file: URI: everything but unreserved characters and '/' percent-encoded.
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~')
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+void require_writable(bool read_only, const std::string& path) {
+  if (read_only) throw Error("the experiment store was opened read-only", path, "open it for writing");
+}
+
 }  // namespace
 
 Store::Store(const std::string& path) : path_(path) { open(false); }
@@ -236,7 +255,17 @@ void Store::open(bool read_only) {
     throw Error("not an AsmEvo store: not a regular file", path_, "pass the --db file of an `asmevo optimize` run");
 
   int flags = read_only ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  if (sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+  std::string name = path_;
+  // A read-only connection to a WAL database creates the -wal and -shm files beside it (with the
+  // database's mode): for a write-protected store that nobody has open (no -wal), they would be
+  // read-only leftovers that later stop a writer. Such a file cannot change under us, so it is
+  // opened as immutable instead: no locks, no companion files.
+  struct stat wal{};
+  if (read_only && (st.st_mode & 0222) == 0 && ::stat((path_ + "-wal").c_str(), &wal) != 0) {
+    name = "file:" + uri_path(path_) + "?immutable=1";
+    flags |= SQLITE_OPEN_URI;
+  }
+  if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -325,14 +354,9 @@ void Store::open(bool read_only) {
   }
 }
 
-#define ASMEVO_STORE_WRITABLE()                                                                      \
-  do {                                                                                               \
-    if (read_only_) throw Error("the experiment store was opened read-only", path_, "open it for writing"); \
-  } while (0)
-
 int64_t Store::begin_run(const std::string& command, uint64_t seed, const std::string& options_json) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT INTO runs(started, command, seed, options, status) VALUES (" + std::string(kNow) + ", ?, ?, ?, 'running')");
@@ -345,7 +369,7 @@ int64_t Store::begin_run(const std::string& command, uint64_t seed, const std::s
 
 void Store::finish_run(int64_t run, const std::string& status) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   require(status == "running" || status == "finished" || status == "interrupted",
           "unknown run status '" + status + "'", path_, "use running, finished or interrupted");
   Txn t(db_, path_);
@@ -357,7 +381,7 @@ void Store::finish_run(int64_t run, const std::string& status) {
 
 KernelRecord Store::kernel(const KernelRecord& wanted) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   require(!wanted.k0_sha.empty(), "kernel record for " + wanted.kernel + " without k0_sha", path_,
           "pass the SHA-256 of the original code object (it identifies the kernel on resume)");
   require(wanted.figure_kind == "modeled" || wanted.figure_kind == "measured",
@@ -392,7 +416,7 @@ void Store::add_windows(int64_t kernel, std::optional<int64_t> candidate, const 
                         const std::vector<std::pair<size_t, size_t>>& lines, const std::vector<double>& shares,
                         const std::vector<double>& cycles, const std::vector<std::string>& listings) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   const size_t n = ids.size();
   require(lines.size() == n && shares.size() == n && cycles.size() == n && (listings.empty() || listings.size() == n),
           "add_windows: ids, lines, shares, cycles and listings differ in length", path_);
@@ -412,7 +436,7 @@ void Store::add_windows(int64_t kernel, std::optional<int64_t> candidate, const 
 
 int64_t Store::add_candidate(CandidateRecord c, const AcceptedRecord* accepted) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   if (accepted) {
     if (c.verdict.empty()) c.verdict = "accepted";
     require(c.verdict == "accepted", "candidate with an accepted row but verdict '" + c.verdict + "'", path_);
@@ -449,7 +473,7 @@ int64_t Store::add_candidate(CandidateRecord c, const AcceptedRecord* accepted) 
 
 void Store::add_counterexample(int64_t kernel, int64_t candidate, const std::string& folder, const std::string& spec_text) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT INTO counterexamples(kernel, candidate, folder, spec_text, created) VALUES (?, ?, ?, ?, " +
@@ -461,7 +485,7 @@ void Store::add_counterexample(int64_t kernel, int64_t candidate, const std::str
 void Store::set_final(int64_t kernel, std::optional<int64_t> candidate, const std::string& verdict, double cycles,
                       double speedup, const std::string& report_json) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT OR REPLACE INTO final(kernel, candidate, verdict, cycles, speedup, report, created) "
@@ -472,7 +496,7 @@ void Store::set_final(int64_t kernel, std::optional<int64_t> candidate, const st
 
 void Store::add_note(int64_t kernel, const std::string& window, const std::string& author, const std::string& text) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT INTO notes(kernel, window, author, text, created) VALUES (?, ?, ?, ?, " + std::string(kNow) + ")");
@@ -482,7 +506,7 @@ void Store::add_note(int64_t kernel, const std::string& window, const std::strin
 
 void Store::add_llm_call(const LlmCallRecord& c) {
   std::lock_guard lock(mu_);
-  ASMEVO_STORE_WRITABLE();
+  require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT INTO llm_calls(run, kernel, model, status, attempts, prompt_tokens, completion_tokens, total_tokens, seconds, "

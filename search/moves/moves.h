@@ -8,6 +8,13 @@
 namespace asmevo::search {
 
 std::unique_ptr<Move> make_waitcnt_refine_move();  // waitcnt_refine.cpp
+std::unique_ptr<Move> make_waitcnt_sink_move();      // waitcnt_sink.cpp
+std::unique_ptr<Move> make_kernarg_hoist_move();     // kernarg_hoist.cpp
+std::unique_ptr<Move> make_widen_move();             // widen.cpp
+std::unique_ptr<Move> make_dead_code_move();         // dead_code.cpp
+std::unique_ptr<Move> make_nop_minimize_move();      // nop_minimize.cpp
+std::unique_ptr<Move> make_register_compact_move();  // register_compact.cpp
+std::unique_ptr<Move> make_reschedule_move();        // reschedule.cpp
 
 // stochastic.cpp
 std::unique_ptr<Move> make_stochastic_swap_move();

@@ -11,6 +11,13 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
   std::vector<std::unique_ptr<Move>> moves;
   if (proposer == "rules") {
     moves.push_back(make_waitcnt_refine_move());
+    moves.push_back(make_waitcnt_sink_move());
+    moves.push_back(make_kernarg_hoist_move());
+    moves.push_back(make_widen_move());
+    moves.push_back(make_dead_code_move());
+    moves.push_back(make_nop_minimize_move());
+    moves.push_back(make_register_compact_move());
+    moves.push_back(make_reschedule_move());
   } else if (proposer == "stochastic") {
     moves.push_back(make_stochastic_swap_move());
     moves.push_back(make_stochastic_shift_move());

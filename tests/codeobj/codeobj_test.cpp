@@ -205,6 +205,16 @@ TEST(Metadata, ParsesV3LayoutAndRejectsMissingKeys) {
   copy.set_kernel_uint("axpy", ".vgpr_count", 9);
   EXPECT_EQ(copy.kernels()[0].vgpr_count, 9u);
   EXPECT_EQ(md.kernels()[0].vgpr_count, 5u);
+  // A copy of an edited document whose encoding changed length (a count past the positive fixint
+  // range takes more bytes) must stand on its own bytes: this used to leave its strings pointing
+  // into the original note ("no kernel named axpy" or garbage).
+  copy.set_kernel_uint("axpy", ".vgpr_count", 201);
+  Metadata again = copy;
+  ASSERT_NE(again.kernel("axpy"), nullptr);
+  EXPECT_EQ(again.kernels()[0].vgpr_count, 201u);
+  again.set_kernel_uint("axpy", ".vgpr_count", 8);
+  EXPECT_EQ(Metadata(again).kernels()[0].name, "axpy");
+  EXPECT_EQ(again.original_blob(), std::vector<uint8_t>(blob.begin(), blob.end())) << "copies report the note they came from";
 
   k.getMap().erase(doc.getNode(".vgpr_count"));
   std::string blob2;

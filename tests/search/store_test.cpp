@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <map>
@@ -589,4 +590,50 @@ TEST(StoreCrash, SigkillAtARandomMomentLeavesNoHalfWrites) {
     }
   }
   EXPECT_GE(committed.size(), 48u);
+}
+
+TEST(StoreConcurrency, TwoWriterProcessesBothGetEveryWriteIn) {
+  TempDir d;
+  const std::string path = d.file("run.sqlite");  // created by whichever writer comes first
+  constexpr int kEach = 60;
+  std::vector<pid_t> kids;
+  for (int w = 0; w < 2; ++w) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      try {
+        Store s(path);  // both may find an empty file: one creates the schema, the other waits and sees it
+        int64_t run = s.begin_run("writer", w, "{}");
+        const int64_t kernel = s.kernel(sample_kernel()).id;  // both resume the same kernel row
+        for (int i = 0; i < kEach; ++i) {
+          CandidateRecord c = sample_candidate(kernel, run, std::nullopt, fmt::format("w{}-{}", w, i));
+          if (i % 4 == 0) {
+            c.verdict = "accepted";
+            AcceptedRecord a;
+            a.code = crash_code(w, i);
+            s.add_candidate(c, &a);
+          } else {
+            s.add_candidate(c);
+          }
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "writer %d: %s\n", w, e.what());
+        ::_exit(3);
+      }
+      ::_exit(0);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t pid : kids) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  }
+  Store s(path);
+  ASSERT_EQ(s.kernels().size(), 1u);
+  const int64_t kernel = s.kernels()[0].id;
+  EXPECT_EQ(s.candidate_count(kernel), 2u * kEach);
+  EXPECT_EQ(s.accepted(kernel).size(), 2u * kEach / 4);
+  EXPECT_EQ(s.runs().size(), 2u);
+  EXPECT_EQ(text_of(s.handle(), "PRAGMA integrity_check"), "ok");
 }

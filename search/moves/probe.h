@@ -1,0 +1,26 @@
+// Shared by the rule moves: the static-check oracle (a candidate Program is rebuilt into a code
+// object and checked by check::check_code_object, so the answer is about what the hardware would
+// run), and the window helpers every move needs.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "program/program.h"
+
+namespace asmevo::search {
+
+// True when `p`, with the kernel's resources recomputed, rebuilds and checks free of static
+// findings (waitcnt, hazards, resources) for `kernel` and what it may call.
+bool rebuilds_clean(const program::Program& p, const std::string& kernel);
+
+// The kernel's function; throws asmevo::Error when `kernel` is not a kernel of `p`.
+const program::Function& kernel_function(const program::Program& p, const std::string& kernel);
+
+// Lines [first, last] of the window, or the whole kernel when none is given; throws asmevo::Error
+// when the window does not lie inside the kernel.
+std::pair<size_t, size_t> window_lines(const program::Program& p, const std::string& kernel,
+                                       std::optional<std::pair<size_t, size_t>> window);
+
+}  // namespace asmevo::search

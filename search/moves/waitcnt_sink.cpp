@@ -1,0 +1,143 @@
+// Move: waitcnt sinking and splitting (issue 7: "split a wait to let independent work proceed").
+// A wait placed earlier than its first consumer makes the wave stall while independent
+// instructions could still issue. For each s_waitcnt in the window, first to last, the wait is
+// moved down past the next instruction as long as the static waitcnt proof (check/waitcnt.h)
+// accepts the kernel; when the next instruction does need some of the awaited operations, a
+// weaker copy of the wait — the weakest counts that make the kernel clean again, found by
+// bisection per counter — is left in front of it and the original keeps sinking ("split").
+// Control flow, barriers, other waits, s_nop padding, and messages stop a wait. Like waitcnt
+// refinement, every probe rebuilds the candidate and checks the built code.
+#include <fmt/format.h>
+
+#include "build/rebuild.h"
+#include "check/check.h"
+#include "check/isa.h"
+#include "search/moves/moves.h"
+#include "support/error.h"
+
+namespace asmevo::search {
+namespace {
+
+constexpr size_t kMaxSink = 16;   // lines a wait may travel (probes grow with it)
+constexpr size_t kMaxSplits = 2;  // weaker copies left behind per wait
+
+std::string wait_text(const check::Wait& w, const check::CounterLimits& limits) {
+  std::string t;
+  for (check::Counter c : {check::kVmCnt, check::kExpCnt, check::kLgkmCnt})
+    if (w.count[c] < limits.max[c]) t += fmt::format(" {}({})", check::counter_name(c), w.count[c]);
+  return t.empty() ? "" : "s_waitcnt" + t;
+}
+
+bool clean(const program::Program& p, const std::string& kernel, size_t& probes) {
+  ++probes;
+  program::Program copy = p;
+  copy.touch(kernel);
+  try {
+    copy.update_resources();
+    auto co = codeobj::CodeObject::parse(build::rebuild(copy.listing(), "waitcnt-sink-probe"), "waitcnt-sink-probe");
+    check::CheckOptions opts;
+    opts.kernel = kernel;
+    return check::check_code_object(co, opts).clean();
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// An instruction a wait may move past: straight-line, no wait, no barrier, no hazard padding.
+bool passable(const program::Line& l) {
+  if (l.kind != program::Line::Instr || !l.inst) return false;
+  static const char* const kStop[] = {"s_waitcnt", "s_barrier", "s_nop", "s_branch", "s_cbranch", "s_endpgm", "s_setpc", "s_swappc",
+                                      "s_call", "s_getpc", "s_sendmsg", "s_sleep", "s_setprio", "s_trap", "s_dcache", "s_icache",
+                                      "buffer_wbl2", "buffer_inv", "s_code_end"};
+  for (const char* s : kStop)
+    if (l.text.rfind(s, 0) == 0) return false;
+  return l.text.find('@') == std::string::npos;
+}
+
+class WaitcntSinkMove final : public Move {
+ public:
+  std::string name() const override { return "waitcnt-sink"; }
+  std::string proposer() const override { return "rules"; }
+
+  std::vector<Edit> propose(const MoveContext& c) override {
+    const codeobj::Arch arch = c.program.original().target().arch;
+    const check::CounterLimits limits = check::counter_limits(arch);
+    size_t probes = 0;
+    if (!clean(c.program, c.kernel, probes)) return {};  // nothing to compare against
+    std::vector<Edit> edits;
+    for (size_t w = c.window.first; w <= c.window.last && edits.size() < c.max_edits; ++w) {
+      const program::Line& line = c.program.text_line(w);
+      if (line.kind != program::Line::Instr || !line.inst) continue;
+      auto wait = check::decode_waitcnt(*line.inst, arch);
+      if (!wait) continue;
+      // Work on a copy; `region` is the parent's lines [w, end] rewritten.
+      program::Program p = c.program;
+      size_t pos = w, end = w, splits = 0, moved = 0;
+      std::string text = line.text;
+      while (moved < kMaxSink && pos + 1 <= c.window.last + splits && pos + 1 < p.text_line_count()) {
+        const program::Line& next = p.text_line(pos + 1);
+        if (!passable(next)) break;
+        const std::string next_text = next.text;
+        program::Program sunk = p;
+        sunk.replace(pos, pos + 1, {next_text, text});
+        if (clean(sunk, c.kernel, probes)) {
+          p = std::move(sunk);
+          ++pos;
+          ++moved;
+          end = std::max(end, w + moved);
+          continue;
+        }
+        if (splits == kMaxSplits) break;
+        // The next instruction needs part of what the wait waits for: leave the weakest copy that
+        // satisfies it in front of it (bisection per counter, as in waitcnt refinement).
+        check::Wait weak = *wait;
+        for (int k = 0; k < check::kNumCounters; ++k) weak.count[k] = std::min<unsigned>(weak.count[k], limits.max[k]);
+        const check::Wait strong = weak;
+        auto with_copy = [&](const check::Wait& copy) {
+          program::Program q = sunk;  // [.., next, W, ..] at pos, pos + 1
+          std::string t = wait_text(copy, limits);
+          if (!t.empty()) q.insert_before(pos, {t});
+          return q;
+        };
+        if (!clean(with_copy(strong), c.kernel, probes)) break;  // more than this wait is involved
+        for (int k = 0; k < check::kNumCounters; ++k) {
+          if (weak.count[k] >= limits.max[k]) continue;
+          unsigned lo = weak.count[k], hi = limits.max[k];
+          while (lo < hi) {
+            unsigned mid = lo + (hi - lo + 1) / 2;
+            check::Wait trial = weak;
+            trial.count[k] = mid;
+            if (clean(with_copy(trial), c.kernel, probes)) lo = mid;
+            else hi = mid - 1;
+          }
+          weak.count[k] = lo;
+        }
+        if (weak.count == strong.count) break;  // nothing weaker: the wait is where it belongs
+        p = with_copy(weak);
+        ++splits;
+        pos += 2;  // the copy and `next` are in front of the wait now
+        ++moved;
+        end = std::max(end, w + moved);
+      }
+      if (moved == 0) continue;
+      // The parent's lines [w, end] became the program's lines [w, end + splits].
+      std::vector<std::string> lines;
+      for (size_t i = w; i <= end + splits; ++i) lines.push_back(p.text_line(i).text);
+      Edit e;
+      e.kernel = c.kernel;
+      e.move = name();
+      e.proposer = proposer();
+      e.description = fmt::format("'{}' moved down {} instruction(s){}", text, moved,
+                                  splits ? fmt::format(", {} weaker copy(ies) left before the instructions that need them", splits) : "");
+      e.hunks.push_back(make_hunk(c.program, w, end, lines));
+      edits.push_back(std::move(e));
+    }
+    return edits;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Move> make_waitcnt_sink_move() { return std::make_unique<WaitcntSinkMove>(); }
+
+}  // namespace asmevo::search

@@ -1,0 +1,123 @@
+// search/moves/kernarg_hoist.cpp: kernarg loads after the entry block move to the entry into fresh
+// SGPRs; every edit on the HIP corpus checks clean and verifies EQUIVALENT; kernels it must leave
+// alone are left alone. Also search::diff_edit, which the move uses to fold in refined waits.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "bench/mutants/corpus_kernels.h"
+#include "build/rebuild.h"
+#include "check/check.h"
+#include "search/moves/moves.h"
+#include "support/file_io.h"
+#include "verify/verify.h"
+
+using namespace asmevo;
+
+namespace {
+
+std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
+
+codeobj::CodeObject rebuilt(program::Program p) {
+  p.update_resources();
+  return codeobj::CodeObject::parse(build::rebuild(p.listing(), "edited"), "edited");
+}
+
+std::vector<search::Edit> propose(const program::Program& p, const std::string& kernel) {
+  const program::Function* f = p.function(kernel);
+  std::mt19937_64 rng(1);
+  search::MoveContext c{p, kernel, {f->begin, f->end - 1, 0, ""}, rng, 8};
+  return search::make_kernarg_hoist_move()->propose(c);
+}
+
+}  // namespace
+
+TEST(KernargHoistTest, VectorAddLoadsItsPointersAtTheEntry) {
+  auto k0 = codeobj::CodeObject::parse(read_file_bytes(hip("vector_add.co")), "vector_add.co");
+  auto p = program::Program::recover(k0);
+  auto edits = propose(p, "vector_add");
+  ASSERT_EQ(edits.size(), 1u);
+  const std::string diff = edits[0].diff();
+  EXPECT_NE(diff.find("+s_load_dwordx4 s[8:11], s[0:1], 0x0"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("-s_load_dwordx4 s[4:7], s[0:1], 0x0"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("+s_mov_b64 s[4:5], s[8:9]"), std::string::npos) << diff;
+  auto child = search::apply_edit(p, edits[0]);
+  // The hoisted loads come before the kernel's first wait, i.e. in the entry block.
+  const program::Function* f = child.function("vector_add");
+  size_t hoisted = 0, first_wait = 0;
+  for (size_t i = f->begin; i < f->end; ++i) {
+    const std::string& t = child.text_line(i).text;
+    if (!hoisted && t == "s_load_dwordx4 s[8:11], s[0:1], 0x0") hoisted = i;
+    if (!first_wait && t.rfind("s_waitcnt", 0) == 0) first_wait = i;
+  }
+  EXPECT_LT(hoisted, first_wait);
+  auto k1 = rebuilt(child);
+  check::CheckOptions opts;
+  opts.kernel = "vector_add";
+  EXPECT_TRUE(check::check_code_object(k1, opts).clean());
+  EXPECT_GT(k1.kernel("vector_add")->kd.sgpr_blocks(), 0u);
+  auto backend = verify::make_emulator_backend(2);
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/vector_add.yaml")});
+  EXPECT_EQ(verify::verify_candidate(ref, k1).verdict, verify::Verdict::Equivalent);
+}
+
+TEST(KernargHoistTest, LeavesLoadsAWriteOfTheKernargPointerReaches) {
+  auto k0 = codeobj::CodeObject::parse(read_file_bytes(hip("vector_add.co")), "vector_add.co");
+  auto p = program::Program::recover(k0);
+  const program::Function* f = p.function("vector_add");
+  size_t first = f->begin;
+  while (p.text_line(first).kind != program::Line::Instr) ++first;
+  p.insert_before(first, {"s_mov_b32 s1, s1"});  // harmless, but a write of the pointer that reaches every load
+  EXPECT_TRUE(propose(program::Program::recover(rebuilt(p)), "vector_add").empty());
+}
+
+TEST(KernargHoistTest, LeavesKernargPreloadKernelsAlone) {
+  const std::string triton = std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/gfx942/vector_add_kernel.hsaco";
+  auto k0 = codeobj::CodeObject::parse(read_file_bytes(triton), triton);
+  ASSERT_GT(k0.kernel("vector_add_kernel")->kd.kernarg_preload_length(), 0u);
+  EXPECT_TRUE(propose(program::Program::recover(k0), "vector_add_kernel").empty());
+}
+
+TEST(KernargHoistTest, EveryEditOnTheHipCorpusChecksCleanAndVerifiesEquivalent) {
+  size_t changed = 0, kernels = 0;
+  for (const auto& k : mutants::corpus_kernels("gfx942")) {
+    if (k.code_object.find("/corpus/hip/") == std::string::npos) continue;
+    ++kernels;
+    auto k0 = codeobj::CodeObject::parse(read_file_bytes(k.code_object), k.code_object);
+    auto p = program::Program::recover(k0);
+    for (const auto& e : propose(p, k.kernel)) {
+      ++changed;
+      auto k1 = rebuilt(search::apply_edit(p, e));
+      check::CheckOptions opts;
+      opts.kernel = k.kernel;
+      auto report = check::check_code_object(k1, opts);
+      EXPECT_TRUE(report.clean()) << k.kernel << "\n" << e.diff() << report.to_text();
+      auto backend = verify::make_emulator_backend(2);
+      verify::Reference ref(*backend, k0, {emu::load_launch_spec(k.spec)});
+      EXPECT_EQ(verify::verify_candidate(ref, k1).verdict, verify::Verdict::Equivalent) << k.kernel << "\n" << e.diff();
+    }
+  }
+  EXPECT_GT(kernels, 30u);
+  EXPECT_GT(changed, kernels / 2) << "clang sinks kernarg loads below the bounds check in most corpus kernels";
+  RecordProperty("changed", static_cast<int>(changed));
+}
+
+TEST(DiffEditTest, ReproducesTheChildFromTheParent) {
+  auto k0 = codeobj::CodeObject::parse(read_file_bytes(hip("vector_add.co")), "vector_add.co");
+  auto p = program::Program::recover(k0);
+  const program::Function* f = p.function("vector_add");
+  program::Program child = p;
+  size_t a = 0, b = 0;
+  for (size_t i = f->begin; i < f->end; ++i) {
+    if (!a && p.text_line(i).text.rfind("v_ashrrev", 0) == 0) a = i;
+    if (!b && p.text_line(i).text.rfind("v_add_f32", 0) == 0) b = i;
+  }
+  child.replace(b, b, {"v_add_f32_e32 v2, v7, v6"});
+  child.insert_before(a, {"s_nop 0", "s_nop 1"});
+  search::Edit e = search::diff_edit(p, child, "vector_add");
+  EXPECT_EQ(e.hunks.size(), 2u) << e.diff();
+  auto again = search::apply_edit(p, e);
+  ASSERT_EQ(again.text_line_count(), child.text_line_count());
+  for (size_t i = 0; i < child.text_line_count(); ++i) EXPECT_EQ(again.text_line(i).text, child.text_line(i).text) << i;
+  EXPECT_TRUE(search::diff_edit(p, p, "vector_add").empty());
+}

@@ -1,0 +1,125 @@
+// Helpers the rule-move tests share: corpus code objects with their launch specs, rebuild, static
+// check and differential verification against the original on the emulator.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "build/rebuild.h"
+#include "check/check.h"
+#include "search/edit.h"
+#include "search/move.h"
+#include "support/error.h"
+#include "support/file_io.h"
+#include "verify/verify.h"
+
+namespace asmevo::movetest {
+
+inline codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
+inline std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
+inline std::string hip_spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/" + kernel + ".yaml"; }
+
+inline codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
+  p.update_resources();
+  return codeobj::CodeObject::parse(build::rebuild(p.listing(), name), name);
+}
+
+// Assembles a listing's text after `edit` changed it (for cases the edit API cannot make, e.g. labels).
+inline codeobj::CodeObject assembled(const std::string& assembly, const std::string& name) {
+  return codeobj::CodeObject::parse(build::rebuild_text(assembly, name), name);
+}
+
+inline check::CheckReport checked(const codeobj::CodeObject& co, const std::string& kernel) {
+  check::CheckOptions opts;
+  opts.kernel = kernel;
+  return check::check_code_object(co, opts);
+}
+
+inline verify::Verdict verdict(const codeobj::CodeObject& k0, const codeobj::CodeObject& k1, const std::string& spec) {
+  auto backend = verify::make_emulator_backend(2);
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(spec)});
+  return verify::verify_candidate(ref, k1).verdict;
+}
+
+// The .text line of `kernel` whose text is `text` (the first), or 0.
+inline size_t find_line(const program::Program& p, const std::string& kernel, const std::string& text) {
+  const program::Function* f = p.function(kernel);
+  for (size_t i = f->begin; i < f->end; ++i)
+    if (p.text_line(i).text == text) return i;
+  return 0;
+}
+
+// The edits a move proposes for a whole kernel.
+inline std::vector<search::Edit> propose_whole(search::Move& move, const program::Program& p, const std::string& kernel) {
+  const program::Function* f = p.function(kernel);
+  std::mt19937_64 rng(1);
+  search::MoveContext ctx{p, kernel, search::Window{f->begin, f->end - 1, 0, kernel}, rng};
+  return move.propose(ctx);
+}
+
+struct CorpusKernel {
+  std::string path, kernel, spec, label;
+};
+
+// Every kernel of the HIP corpus (built) and of the Triton corpus (committed) for `arch`, with its spec.
+inline std::vector<CorpusKernel> corpus(const std::string& arch = "gfx942") {
+  namespace fs = std::filesystem;
+  std::vector<CorpusKernel> out;
+  auto scan = [&](const std::string& dir, const std::string& ext, const std::string& spec_dir, const std::string& tag) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ext) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+      auto co = load(path.string());
+      for (const auto& k : co.kernels()) {
+        std::string spec = spec_dir + "/" + k.name + ".yaml";
+        if (fs::exists(spec)) out.push_back({path.string(), k.name, spec, tag + "/" + arch + "/" + k.name});
+      }
+    }
+  };
+  scan(std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/" + arch, ".co", std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch", "hip");
+  scan(std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/" + arch, ".hsaco", std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch", "triton");
+  return out;
+}
+
+// Runs `move` on every corpus kernel of `arch`; each proposal is applied, rebuilt, checked clean and
+// verified EQUIVALENT against the original. Returns the labels of the kernels it changed.
+inline std::vector<std::string> run_on_corpus(search::Move& move, const std::string& arch = "gfx942") {
+  std::vector<std::string> changed, refused;
+  size_t total = 0;
+  for (const auto& c : corpus(arch)) {
+    ++total;
+    auto k0 = load(c.path);
+    auto p = program::Program::recover(k0);
+    std::vector<search::Edit> edits;
+    try {
+      edits = propose_whole(move, p, c.kernel);
+    } catch (const Error& e) {
+      refused.push_back(c.label + " (" + e.what() + ")");
+      continue;
+    }
+    if (edits.empty()) continue;
+    changed.push_back(c.label);
+    for (const auto& edit : edits) {
+      std::cout << "[" << move.name() << "] " << c.label << ": " << edit.description << "\n" << edit.diff();
+      EXPECT_EQ(edit.move, move.name());
+      auto k1 = rebuilt(search::apply_edit(p, edit), "k1.co");
+      auto report = checked(k1, c.kernel);
+      EXPECT_TRUE(report.clean()) << c.label << ": " << report.to_text() << "\n" << edit.diff();
+      EXPECT_EQ(verdict(k0, k1, c.spec), verify::Verdict::Equivalent) << c.label << "\n" << edit.diff();
+    }
+  }
+  std::cout << "[" << move.name() << "] changed " << changed.size() << " of " << total << " " << arch << " corpus kernels:";
+  for (const auto& l : changed) std::cout << " " << l;
+  std::cout << "\n";
+  for (const auto& r : refused) std::cout << "[" << move.name() << "] refused " << r << "\n";
+  return changed;
+}
+
+}  // namespace asmevo::movetest
