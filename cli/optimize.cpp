@@ -47,6 +47,7 @@ CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& o) {
   cmd->add_option("--llm-max-tokens", o.llm_max_tokens, "max tokens per reply (default 2048)");
   cmd->add_option("--llm-timeout", o.llm_timeout_s, "seconds per request (default 120)");
   cmd->add_option("--llm-retries", o.llm_retries, "retries on 429/5xx/timeouts/connection errors, with exponential backoff (default 4)");
+  cmd->add_option("--llm-context", o.llm_context, "tokens of conversation kept before older turns are compacted into a summary (default 24000; keep it well below the model's context window)");
   cmd->add_option("--llm-budget", o.llm_budget, "hard cap per run: calls=N,tokens=N,seconds=N (any subset; default none)");
   return cmd;
 }
@@ -127,7 +128,11 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
     lo.max_tokens = o.llm_max_tokens;
     lo.timeout_s = o.llm_timeout_s;
     lo.retries = o.llm_retries;
+    lo.context_tokens = o.llm_context;
     if (lo.max_tokens <= 0) throw Error("--llm-max-tokens must be > 0", "--llm-max-tokens");
+    if (lo.context_tokens < 4000)
+      throw Error("--llm-context " + std::to_string(lo.context_tokens) + " is too small for the system prompt and tools", "--llm-context",
+                  "give at least 4000 tokens");
     auto session = std::make_shared<agent::LlmSession>(lo, agent::LlmBudget::parse(o.llm_budget), [tty](const std::string& line) {
       if (tty) std::cerr << "\r\033[K";
       std::cerr << line << "\n";

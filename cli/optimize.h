@@ -25,6 +25,7 @@ struct OptimizeCommandOptions {
   std::string llm_url, llm_model, llm_key_env, llm_budget;
   double llm_temperature = 0.2, llm_timeout_s = 120;
   int llm_max_tokens = 2048, llm_retries = 4;
+  size_t llm_context = 24000;
 };
 
 CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& opts);

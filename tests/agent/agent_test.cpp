@@ -567,6 +567,7 @@ TEST(AgentCli, LlmOptionsReachTheOptimizerAndLlmWithoutEndpointIsAnError) {
   o.llm_key_env = "ASMEVO_AGENT_CLI_KEY";
   o.llm_budget = "calls=10";
   o.llm_timeout_s = 30;
+  o.llm_context = 8000;
   o.json = true;
   EXPECT_EQ(cli::run_optimize(o, "asmevo optimize"), kExitOk);
   EXPECT_EQ(server.failures(), "");
