@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
 
+#include "agent/agent.h"
 #include "codeobj/code_object.h"
 #include "search/move.h"
 #include "search/optimizer.h"
@@ -38,6 +40,15 @@ CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& o) {
   cmd->add_flag("--patch-only", o.patch_only, "only in-place patches of the original bytes (what is used anyway when K0 cannot be rebuilt exactly)");
   cmd->add_flag("--no-report", o.no_report, "do not write the HTML report next to OUT");
   cmd->add_flag("--json", o.json, "print the summary as JSON (schema asmevo.optimize/1)");
+  cmd->add_option("--llm-url", o.llm_url, "OpenAI-compatible endpoint base URL for the llm proposer (POST URL/chat/completions), e.g. http://127.0.0.1:8000/v1");
+  cmd->add_option("--llm-model", o.llm_model, "model name the endpoint serves");
+  cmd->add_option("--llm-key-env", o.llm_key_env, "environment variable holding the API key (sent as a Bearer token; default: none)");
+  cmd->add_option("--llm-temperature", o.llm_temperature, "sampling temperature (default 0.2)");
+  cmd->add_option("--llm-max-tokens", o.llm_max_tokens, "max tokens per reply (default 2048)");
+  cmd->add_option("--llm-timeout", o.llm_timeout_s, "seconds per request (default 120)");
+  cmd->add_option("--llm-retries", o.llm_retries, "retries on 429/5xx/timeouts/connection errors, with exponential backoff (default 4)");
+  cmd->add_option("--llm-context", o.llm_context, "tokens of conversation kept before older turns are compacted into a summary (default 24000; keep it well below the model's context window)");
+  cmd->add_option("--llm-budget", o.llm_budget, "hard cap per run: calls=N,tokens=N,seconds=N (any subset; default none)");
   return cmd;
 }
 
@@ -107,6 +118,31 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   opts.seed = o.seed;
   opts.proposers = split_commas(o.proposers);
   if (opts.proposers.empty()) throw Error("--proposers is empty", "--proposers", "use rules, stochastic or both");
+  const bool tty = isatty(STDERR_FILENO);
+  if (!o.llm_url.empty()) {
+    agent::LlmOptions lo;
+    lo.url = o.llm_url;
+    lo.model = o.llm_model;
+    lo.key_env = o.llm_key_env;
+    lo.temperature = o.llm_temperature;
+    lo.max_tokens = o.llm_max_tokens;
+    lo.timeout_s = o.llm_timeout_s;
+    lo.retries = o.llm_retries;
+    lo.context_tokens = o.llm_context;
+    if (lo.max_tokens <= 0) throw Error("--llm-max-tokens must be > 0", "--llm-max-tokens");
+    if (lo.context_tokens < 4000)
+      throw Error("--llm-context " + std::to_string(lo.context_tokens) + " is too small for the system prompt and tools", "--llm-context",
+                  "give at least 4000 tokens");
+    auto session = std::make_shared<agent::LlmSession>(lo, agent::LlmBudget::parse(o.llm_budget), [tty](const std::string& line) {
+      if (tty) std::cerr << "\r\033[K";
+      std::cerr << line << "\n";
+    });
+    opts.make_llm = [session](const std::string& kernel) { return agent::make_llm_proposer(session, kernel); };
+    if (std::find(opts.proposers.begin(), opts.proposers.end(), "llm") == opts.proposers.end())
+      std::cerr << "note: --llm-url is given but --proposers has no llm: the agent is not used\n";
+  } else if (!o.llm_model.empty() || !o.llm_budget.empty()) {
+    throw Error("--llm-model/--llm-budget need --llm-url", "--llm-url", "give the endpoint, e.g. --llm-url http://127.0.0.1:8000/v1");
+  }
   for (const std::string& p : opts.proposers) {  // before anything is created on disk
     if (p == "llm" && !opts.make_llm)
       throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
@@ -125,7 +161,6 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   opts.counterexample_dir = o.counterexamples.empty() ? o.output + ".counterexamples" : o.counterexamples;
   search::Store store(db_path);
 
-  const bool tty = isatty(STDERR_FILENO);
   search::Progress progress;
   size_t last_plain = 0;
   progress.log = [&](const std::string& line) {

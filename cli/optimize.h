@@ -21,6 +21,11 @@ struct OptimizeCommandOptions {
   double min_gain_percent = 1.0;
   unsigned windows = 5;
   bool resume = false, json = false, no_report = false, patch_only = false;
+  // The LLM agent (issue 8; agent/agent.h): used when --proposers holds llm and --llm-url is given.
+  std::string llm_url, llm_model, llm_key_env, llm_budget;
+  double llm_temperature = 0.2, llm_timeout_s = 120;
+  int llm_max_tokens = 2048, llm_retries = 4;
+  size_t llm_context = 24000;
 };
 
 CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& opts);

@@ -47,6 +47,15 @@ CREATE INDEX counterexamples_by_kernel ON counterexamples(kernel);
 CREATE INDEX notes_by_kernel ON notes(kernel);
 )sql";
 
+// Added after asmevo.store/1 was first written (issue 8): created when missing, so stores written
+// before it stay readable and writable under the same schema version.
+constexpr const char* kCreateLlmCalls = R"sql(
+CREATE TABLE IF NOT EXISTS llm_calls(id INTEGER PRIMARY KEY, run INTEGER, kernel INTEGER, model TEXT,
+  status TEXT, attempts INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, total_tokens INTEGER,
+  seconds REAL, created TEXT);
+CREATE INDEX IF NOT EXISTS llm_calls_by_run ON llm_calls(run);
+)sql";
+
 [[noreturn]] void fail(sqlite3* db, const std::string& path, const std::string& op) {
   std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
   throw Error("SQLite: " + op + ": " + msg, path,
@@ -333,6 +342,11 @@ void Store::open(bool read_only) {
       }
       t.commit();
     }
+    {
+      Txn t(db_, path_);
+      exec(db_, path_, kCreateLlmCalls, "creating the llm_calls table");
+      t.commit();
+    }
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -488,6 +502,48 @@ void Store::add_note(int64_t kernel, const std::string& window, const std::strin
          "INSERT INTO notes(kernel, window, author, text, created) VALUES (?, ?, ?, ?, " + std::string(kNow) + ")");
   s.bind(1, kernel).bind(2, window).bind(3, author).bind(4, text).run();
   t.commit();
+}
+
+void Store::add_llm_call(const LlmCallRecord& c) {
+  std::lock_guard lock(mu_);
+  require_writable(read_only_, path_);
+  Txn t(db_, path_);
+  Stmt s(db_, path_,
+         "INSERT INTO llm_calls(run, kernel, model, status, attempts, prompt_tokens, completion_tokens, total_tokens, seconds, "
+         "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, " + std::string(kNow) + ")");
+  s.bind(1, c.run).bind(2, c.kernel).bind(3, c.model).bind(4, c.status).bind(5, c.attempts).bind(6, c.prompt_tokens);
+  s.bind(7, c.completion_tokens).bind(8, c.total_tokens).bind(9, c.seconds).run();
+  t.commit();
+}
+
+std::vector<LlmCallRecord> Store::llm_calls(std::optional<int64_t> run) const {
+  std::lock_guard lock(mu_);
+  std::vector<LlmCallRecord> out;
+  {
+    // A read-only store written before the table existed has none.
+    Stmt e(db_, path_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'llm_calls'");
+    if (!e.step() || e.i64(0) == 0) return out;
+  }
+  Stmt s(db_, path_,
+         "SELECT id, run, kernel, model, status, attempts, prompt_tokens, completion_tokens, total_tokens, seconds, created "
+         "FROM llm_calls WHERE ? IS NULL OR run = ? ORDER BY id");
+  s.bind(1, run).bind(2, run);
+  while (s.step()) {
+    LlmCallRecord c;
+    c.id = s.i64(0);
+    c.run = s.i64(1);
+    c.kernel = s.i64(2);
+    c.model = s.text(3);
+    c.status = s.text(4);
+    c.attempts = s.i64(5);
+    c.prompt_tokens = s.i64(6);
+    c.completion_tokens = s.i64(7);
+    c.total_tokens = s.i64(8);
+    c.seconds = s.f64(9);
+    c.created = s.text(10);
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 std::vector<AcceptedRecord> Store::accepted(int64_t kernel) const {

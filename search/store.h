@@ -31,8 +31,14 @@
 //   final(kernel INTEGER PRIMARY KEY, candidate INTEGER /* NULL: K0 kept */, verdict TEXT,
 //           cycles REAL, speedup REAL, report TEXT /* verification report JSON */, created TEXT)
 //   notes(id INTEGER PRIMARY KEY, kernel INTEGER, window TEXT, author TEXT, text TEXT, created TEXT)
+//   llm_calls(id INTEGER PRIMARY KEY, run INTEGER, kernel INTEGER, model TEXT, status TEXT /* ok |
+//           http NNN | timeout | connection | budget */, attempts INTEGER /* HTTP requests incl. retries */,
+//           prompt_tokens INTEGER, completion_tokens INTEGER, total_tokens INTEGER /* as the endpoint's
+//           `usage` reports them; 0 when it reports none */, seconds REAL, created TEXT)
+//     (the LLM agent's chat-completion calls, issue 8; added later under the same schema version:
+//      opening a store creates the table when it is missing, CREATE TABLE IF NOT EXISTS)
 // Indexes: candidates(kernel, parent), windows(kernel, candidate), accepted(kernel),
-// counterexamples(kernel), notes(kernel). Times are UTC ISO 8601 ("2026-11-29T20:33:55.123Z").
+// counterexamples(kernel), notes(kernel), llm_calls(run). Times are UTC ISO 8601 ("2026-11-29T20:33:55.123Z").
 //
 // One Store (one connection) may be shared by threads: every public call holds the Store's mutex.
 // Several processes may open the same file; writers wait for each other (busy timeout).
@@ -116,6 +122,13 @@ struct NoteRecord {
   std::string window, author, text, created;
 };
 
+struct LlmCallRecord {
+  int64_t id = 0, run = 0, kernel = 0;
+  std::string model, status, created;
+  int64_t attempts = 0, prompt_tokens = 0, completion_tokens = 0, total_tokens = 0;
+  double seconds = 0;
+};
+
 class Store {
  public:
   // Opens or creates `path` (schema created when new). Throws asmevo::Error naming the file when
@@ -145,6 +158,10 @@ class Store {
   void set_final(int64_t kernel, std::optional<int64_t> candidate, const std::string& verdict, double cycles,
                  double speedup, const std::string& report_json);
   void add_note(int64_t kernel, const std::string& window, const std::string& author, const std::string& text);
+  // One chat-completion call of the LLM agent (its token usage); `llm_calls` reads them back (every
+  // run when `run` is none).
+  void add_llm_call(const LlmCallRecord& call);
+  std::vector<LlmCallRecord> llm_calls(std::optional<int64_t> run = std::nullopt) const;
 
   // Resume: everything accepted so far for a kernel (oldest first), and how many candidates were
   // tried (all runs).
