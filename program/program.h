@@ -76,6 +76,11 @@ class Program {
   void touch(const std::string& kernel) { dirty_.insert(kernel); }
 
   // Liveness: registers live on entry to each line of function `f` (indexed by line - begin).
+  // Every write ends the liveness of the whole register, also a vector write, which in truth only
+  // reaches the lanes EXEC enables: inside if/else code a VGPR written in one half is still live
+  // for the other lanes. Right for "which registers does the code name/need at the entry"
+  // (register compaction); NOT enough to call a vector write dead (search/moves/dead_code.cpp
+  // keeps its own lane-aware liveness for that).
   std::vector<RegSet> live_in(const Function& f) const;
   LineRegisters registers_of(const Line& line) const;
   RegisterUse register_use(const std::string& kernel) const;  // kernel + everything it calls

@@ -350,6 +350,9 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
     want.k0_sha = content_hash(k0_bytes);
     want.baseline_cycles = base.cycles;
     want.baseline_us = base.timed->model.microseconds;
+    want.listing = kernel_listing(*base.program, job.kernel);  // the first accepted edit's diff is against it
+    want.per_line_json = per_line_json(base, job.kernel);
+    want.run = result.run;
     KernelRecord kr = store.kernel(want);
     out.baseline_cycles = kr.baseline_cycles;
     out.baseline_us = kr.baseline_us;
