@@ -437,12 +437,6 @@ RegionSchedule schedule_region(const Context& c, const Region& r, ScheduleVarian
   return rs;
 }
 
-const program::Function& kernel_function(const program::Program& p, const std::string& kernel) {
-  const program::Function* f = p.function(kernel);
-  if (!f || !f->is_kernel) throw Error("no kernel named " + kernel, p.original().elf().name());
-  return *f;
-}
-
 Context make_context(const program::Program& p) {
   const codeobj::Arch arch = p.original().target().arch;
   Context c{p, arch, timing::hw_params(arch), check::counter_limits(arch), {}, {}};
