@@ -14,6 +14,7 @@
 #include "codeobj/code_object.h"
 #include "search/move.h"
 #include "search/optimizer.h"
+#include "search/report.h"
 #include "search/store.h"
 #include "support/error.h"
 #include "support/file_io.h"
@@ -38,7 +39,7 @@ CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& o) {
   cmd->add_option("--windows", o.windows, "hot windows per parent (default 5)");
   cmd->add_option("--counterexamples", o.counterexamples, "where counterexamples go (default OUT.counterexamples/)");
   cmd->add_flag("--patch-only", o.patch_only, "only in-place patches of the original bytes (what is used anyway when K0 cannot be rebuilt exactly)");
-  cmd->add_flag("--no-report", o.no_report, "do not write the HTML report next to OUT");
+  cmd->add_flag("--no-report", o.no_report, "do not write the HTML report (OUT with extension .html; `asmevo report` makes it later)");
   cmd->add_flag("--json", o.json, "print the summary as JSON (schema asmevo.optimize/1)");
   cmd->add_option("--llm-url", o.llm_url, "OpenAI-compatible endpoint base URL for the llm proposer (POST URL/chat/completions), e.g. http://127.0.0.1:8000/v1");
   cmd->add_option("--llm-model", o.llm_model, "model name the endpoint serves");
@@ -182,8 +183,10 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   search::OptimizeResult r = search::optimize(k0_bytes, o.file, jobs, store, opts, command_line, progress);
   if (tty) std::cerr << "\r\033[K";
   write_file_atomic(o.output, r.bytes);
+  const std::string report_path = o.no_report ? "" : with_extension(o.output, ".html");
+  if (!report_path.empty()) search::write_report(db_path, report_path);
 
-  nlohmann::json j = {{"schema", "asmevo.optimize/1"}, {"input", o.file}, {"output", o.output}, {"db", db_path},
+  nlohmann::json j = {{"schema", "asmevo.optimize/1"}, {"input", o.file}, {"output", o.output}, {"db", db_path}, {"report", report_path},
                       {"figures", "modeled"}, {"seconds", r.seconds}, {"candidates", r.candidates}, {"kernels", nlohmann::json::array()}};
   for (const auto& k : r.kernels)
     j["kernels"].push_back({{"kernel", k.kernel}, {"baseline_cycles", k.baseline_cycles}, {"best_cycles", k.best_cycles},
@@ -209,6 +212,7 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   const double rate = r.seconds > 0 ? r.candidates / r.seconds : 0;
   std::cout << fmt::format("{} candidates in {:.1f} s ({:.2f} candidates/s)\n", r.candidates, r.seconds, rate);
   std::cout << "optimized object: " << o.output << "\n";
+  if (!report_path.empty()) std::cout << "report:           " << report_path << "\n";
   std::cout << "experiment store: " << db_path << "\n";
   return kExitOk;
 }

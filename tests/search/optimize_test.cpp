@@ -209,8 +209,10 @@ TEST(OptimizeTest, AKilledRunResumesWithEveryAcceptedResult) {
   EXPECT_LE(count(db, "SELECT COUNT(*) FROM candidates"), tried + 5);
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM final WHERE verdict = 'EQUIVALENT'"), 1);
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM runs"), 2);
-  // The written object verifies against the input.
+  // The written object verifies against the input; the report was written next to it.
   EXPECT_EQ(cli("verify " + input + " " + output + " --launch " + spec_path("vector_add"), &out), 0) << out;
+  EXPECT_TRUE(fs::exists(dir / "out.html"));
+  EXPECT_NE(read_file_text(dir / "out.html").find("vector_add"), std::string::npos);
 }
 
 TEST(OptimizeTest, OptimizesEveryKernelOfAFileWithASpec) {
