@@ -5,6 +5,7 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <memory>
 #include <mutex>
@@ -143,6 +144,30 @@ uint16_t encode_waitcnt(const Wait& w) {
   unsigned vm = std::min(w.count[kVmCnt], 63u), exp = std::min(w.count[kExpCnt], 7u),
            lgkm = std::min(w.count[kLgkmCnt], 15u);
   return static_cast<uint16_t>((vm & 0xf) | ((vm >> 4) << 14) | (exp << 4) | (lgkm << 8));
+}
+
+std::optional<Wait> parse_waitcnt_text(std::string_view text, const CounterLimits& limits) {
+  static const std::regex whole(R"(^\s*s_waitcnt(\s+(.*))?$)");
+  static const std::regex field(R"((vmcnt|expcnt|lgkmcnt)\((\d+)\))");
+  std::string t(text);
+  std::smatch m;
+  if (!std::regex_match(t, m, whole)) return std::nullopt;
+  Wait w;
+  for (int c = 0; c < kNumCounters; ++c) w.count[c] = limits.max[c];
+  std::string rest = m[2].matched ? m[2].str() : "";
+  if (!rest.empty() && (std::isdigit(static_cast<unsigned char>(rest[0])))) {  // a raw simm16
+    uint32_t v = static_cast<uint32_t>(std::stoul(rest, nullptr, 0)) & 0xffff;
+    w.count[kVmCnt] = (v & 0xf) | (((v >> 14) & 0x3) << 4);
+    w.count[kExpCnt] = (v >> 4) & 0x7;
+    w.count[kLgkmCnt] = (v >> 8) & 0xf;
+    return w;
+  }
+  for (auto it = std::sregex_iterator(rest.begin(), rest.end(), field); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1];
+    const unsigned n = static_cast<unsigned>(std::stoul((*it)[2]));
+    w.count[name == "vmcnt" ? kVmCnt : name == "expcnt" ? kExpCnt : kLgkmCnt] = n;
+  }
+  return w;
 }
 
 std::string waitcnt_text(const Wait& w, const CounterLimits& limits) {

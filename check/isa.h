@@ -49,6 +49,10 @@ struct Wait {
 std::optional<Wait> decode_waitcnt(const program::Instruction& inst, codeobj::Arch arch);
 // simm16 encoding of a wait on gfx9 (fields left at ~0u become their maximum).
 uint16_t encode_waitcnt(const Wait& w);
+// The wait written as text ("s_waitcnt vmcnt(1) lgkmcnt(0)", or a bare simm16 "s_waitcnt 0x3f70"):
+// for edited lines, which carry no decoded instruction. Absent fields do not wait (their maximum).
+// nullopt when the text is not an s_waitcnt.
+std::optional<Wait> parse_waitcnt_text(std::string_view text, const CounterLimits& limits);
 // LLVM's spelling of a wait: only the fields below their maximum (`limits`), in the order vmcnt,
 // expcnt, lgkmcnt — "s_waitcnt vmcnt(1) lgkmcnt(0)"; "" when it waits for nothing.
 std::string waitcnt_text(const Wait& w, const CounterLimits& limits);

@@ -37,8 +37,9 @@ WaitcntRefinement refine_waitcnts(const program::Program& p, const std::string& 
   for (size_t original_line = first; original_line <= last; ++original_line) {
     const size_t line = original_line - removed;
     const program::Line& l = r.program.text_line(line);
-    if (l.kind != program::Line::Instr || !l.inst) continue;
-    auto wait = check::decode_waitcnt(*l.inst, arch);
+    if (l.kind != program::Line::Instr) continue;
+    // Lines earlier edits made carry text only.
+    auto wait = l.inst ? check::decode_waitcnt(*l.inst, arch) : check::parse_waitcnt_text(l.text, limits);
     if (!wait) continue;
     check::Wait current = *wait;
     for (int c = 0; c < check::kNumCounters; ++c) current.count[c] = std::min<unsigned>(current.count[c], limits.max[c]);

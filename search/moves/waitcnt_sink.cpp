@@ -45,8 +45,9 @@ class WaitcntSinkMove final : public Move {
     std::vector<Edit> edits;
     for (size_t w = c.window.first; w <= c.window.last && edits.size() < c.max_edits; ++w) {
       const program::Line& line = c.program.text_line(w);
-      if (line.kind != program::Line::Instr || !line.inst) continue;
-      auto wait = check::decode_waitcnt(*line.inst, arch);
+      if (line.kind != program::Line::Instr) continue;
+      // Lines earlier edits made carry text only.
+      auto wait = line.inst ? check::decode_waitcnt(*line.inst, arch) : check::parse_waitcnt_text(line.text, limits);
       if (!wait) continue;
       // Work on a copy; `region` is the parent's lines [w, end] rewritten.
       program::Program p = c.program;

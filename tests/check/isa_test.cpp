@@ -137,7 +137,21 @@ TEST(IsaTest, WaitcntDecodingMatchesTheAssembler) {
     uint32_t raw = f.insts[k].bytes[0] | (f.insts[k].bytes[1] << 8);
     EXPECT_EQ(encode_waitcnt(w(k)), raw) << f.insts[k].text;
   }
-  EXPECT_FALSE(decode_waitcnt(f.insts[0], codeobj::Arch::gfx942) && false);
+  // The text form (edited lines carry no decoded instruction) agrees with the decoded one, and
+  // waitcnt_text spells it back the way LLVM prints it.
+  const CounterLimits limits = counter_limits(codeobj::Arch::gfx942);
+  for (size_t k = 0; k < f.insts.size(); ++k) {
+    auto parsed = parse_waitcnt_text(f.insts[k].text, limits);
+    ASSERT_TRUE(parsed) << f.insts[k].text;
+    for (int c = 0; c < kNumCounters; ++c) EXPECT_EQ(parsed->count[c], std::min(w(k).count[c], limits.max[c])) << f.insts[k].text;
+    auto raw = parse_waitcnt_text("s_waitcnt " + std::to_string(encode_waitcnt(w(k))), limits);
+    ASSERT_TRUE(raw);
+    EXPECT_EQ(raw->count, w(k).count) << "a raw simm16 decodes as the instruction does";
+  }
+  EXPECT_EQ(waitcnt_text(*parse_waitcnt_text("s_waitcnt lgkmcnt(0) vmcnt(3)", limits), limits), "s_waitcnt vmcnt(3) lgkmcnt(0)");
+  EXPECT_EQ(waitcnt_text(*parse_waitcnt_text("s_waitcnt", limits), limits), "");
+  EXPECT_FALSE(parse_waitcnt_text("s_waitcnt_vscnt null, 0", limits));
+  EXPECT_FALSE(parse_waitcnt_text("s_nop 0", limits));
   auto nop = assemble_function("s_nop 0\ns_nop 7\ns_nop 15\nv_nop\n", "gfx942");
   EXPECT_EQ(wait_states(nop.insts[0]), 1);
   EXPECT_EQ(wait_states(nop.insts[1]), 8);
