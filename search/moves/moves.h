@@ -20,5 +20,7 @@ std::unique_ptr<Move> make_reschedule_move();        // reschedule.cpp
 std::unique_ptr<Move> make_stochastic_swap_move();
 std::unique_ptr<Move> make_stochastic_shift_move();
 std::unique_ptr<Move> make_stochastic_delete_move();
+std::unique_ptr<Move> make_stochastic_operand_move();
+std::unique_ptr<Move> make_stochastic_opcode_move();
 
 }  // namespace asmevo::search

@@ -22,6 +22,8 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_stochastic_swap_move());
     moves.push_back(make_stochastic_shift_move());
     moves.push_back(make_stochastic_delete_move());
+    moves.push_back(make_stochastic_operand_move());
+    moves.push_back(make_stochastic_opcode_move());
   } else {
     throw Error("unknown proposer '" + proposer + "'", "--proposers", "use rules, stochastic or llm");
   }
