@@ -230,8 +230,12 @@ INSTANTIATE_TEST_SUITE_P(AllArchs, Edits, ::testing::Values("gfx90a", "gfx942", 
 
 namespace {
 
+// Per process (removed at exit): ctest runs tests of this binary in parallel processes, and two
+// checkouts may run at once; a shared file name here once let one test read another's (empty) stderr.
+std::string private_dir() { return asmevo::testing::scratch_dir("rebuild_cli").string(); }
+
 int run_cli(const std::string& args, std::string* err = nullptr) {
-  std::string err_file = ::testing::TempDir() + "/asmevo_cli_err.txt";
+  std::string err_file = private_dir() + "/asmevo_cli_err.txt";
   int rc = std::system((std::string(ASMEVO_CLI) + " " + args + " > /dev/null 2> " + err_file).c_str());
   if (err) *err = asmevo::read_file_text(err_file);
   return WEXITSTATUS(rc);
@@ -241,7 +245,7 @@ class Cli : public ::testing::TestWithParam<std::string> {};
 
 // disasm writes assembly that `asmevo rebuild` turns back into an equivalent code object.
 TEST_P(Cli, DisasmThenRebuildReproducesTheObject) {
-  std::string dir = ::testing::TempDir();
+  std::string dir = private_dir();
   std::string s = dir + "/recovered_" + GetParam() + ".s", out = dir + "/rebuilt_" + GetParam() + ".co";
   ASSERT_EQ(run_cli("disasm " + fixture(GetParam()) + " -o " + s), 0);
   ASSERT_EQ(run_cli("rebuild " + s + " -o " + out), 0);
@@ -251,7 +255,7 @@ TEST_P(Cli, DisasmThenRebuildReproducesTheObject) {
 }
 
 TEST_P(Cli, RebuildReportsAssemblerErrorsWithLineAndColumn) {
-  std::string dir = ::testing::TempDir();
+  std::string dir = private_dir();
   std::string s = dir + "/broken_" + GetParam() + ".s";
   ASSERT_EQ(run_cli("disasm " + fixture(GetParam()) + " -o " + s), 0);
   std::string text = asmevo::read_file_text(s);
