@@ -36,6 +36,9 @@ class Move {
   virtual ~Move() = default;
   virtual std::string name() const = 0;       // "waitcnt-refine", ...
   virtual std::string proposer() const = 0;   // "rules" or "stochastic"
+  // How often the optimizer draws this move relative to the others of its family (stochastic
+  // moves; rule moves are all tried on every window).
+  virtual double weight() const { return 1.0; }
   // Edits for this window, best first. May be empty. Must not throw for ordinary code; an
   // asmevo::Error means the move cannot work on this kernel (the optimizer logs it and moves on).
   virtual std::vector<Edit> propose(const MoveContext& context) = 0;

@@ -146,7 +146,7 @@ class KernelSearch {
         window_id = parent.windows[w].id;
       } else if (!stochastic_.empty() && !parent.windows.empty()) {
         const Window& w = pick_window(parent);
-        Move& m = *stochastic_[rng_() % stochastic_.size()];
+        Move& m = pick_stochastic();
         edits = propose(m, parent, w, 2);
         window_id = w.id;
       } else if (exhausted_all()) {
@@ -215,6 +215,17 @@ class KernelSearch {
     for (auto& m : members_)
       if (!m->rule_queue.empty()) return *m;
     return *members_[rng_() % members_.size()];
+  }
+
+  Move& pick_stochastic() {
+    double total = 0;
+    for (const auto& m : stochastic_) total += m->weight();
+    double x = std::uniform_real_distribution<double>(0, total)(rng_);
+    for (const auto& m : stochastic_) {
+      x -= m->weight();
+      if (x <= 0) return *m;
+    }
+    return *stochastic_.back();
   }
 
   const Window& pick_window(const Member& m) {

@@ -61,6 +61,17 @@ class StochasticMove final : public Move {
     return "";
   }
   std::string proposer() const override { return "stochastic"; }
+  // Reorderings are what the cascade most often accepts (a load issued earlier, independent work
+  // between a load and its use); a random operand or opcode is almost always wrong, so they are
+  // drawn less often (STOKE weights its move kinds too).
+  double weight() const override {
+    switch (kind_) {
+      case Swap: case Shift: return 3;
+      case Delete: return 2;
+      case Operand: case Opcode: return 1;
+    }
+    return 1;
+  }
 
   std::vector<Edit> propose(const MoveContext& c) override {
     std::vector<std::pair<size_t, size_t>> runs = runs_in(c.program, c.window);
