@@ -35,9 +35,9 @@ std::span<uint8_t> Launch::guard_after(const BufferArg& b) const { return guarde
 std::optional<int64_t> Launch::first_broken_guard(const BufferArg& b) const {
   auto before = guard_before(b), after = guard_after(b);
   for (uint64_t i = 0; i < b.guard; ++i)
-    if (before[i] != guard_canary(i)) return static_cast<int64_t>(i) - static_cast<int64_t>(b.guard);
+    if (before[i] != guard_canary(i, b.guard_salt)) return static_cast<int64_t>(i) - static_cast<int64_t>(b.guard);
   for (uint64_t i = 0; i < b.guard; ++i)
-    if (after[i] != guard_canary(b.guard + i)) return static_cast<int64_t>(b.bytes + i);
+    if (after[i] != guard_canary(b.guard + i, b.guard_salt)) return static_cast<int64_t>(b.bytes + i);
   return std::nullopt;
 }
 
@@ -125,13 +125,13 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
         throw Error(fmt::format("argument {} ({}) is a buffer in the spec but a {} of {} bytes in the kernel", i, label,
                                 m.value_kind, m.size),
                     where);
-      BufferArg b{i, s.name, s.dtype, 0, s.count * dtype_size(s.dtype), s.guard};
+      BufferArg b{i, s.name, s.dtype, 0, s.count * dtype_size(s.dtype), s.guard, guard_salt(spec, i)};
       b.address = mem.allocate_guarded(b.bytes, b.guard, "argument " + std::to_string(i) + " (" + label + ")", s.align);
       auto bytes = make_buffer(spec, i);
       auto view = L->contents(b);
       std::memcpy(view.data(), bytes.data(), bytes.size());
       auto before = L->guard_before(b), after = L->guard_after(b);
-      for (uint64_t g = 0; g < b.guard; ++g) before[g] = guard_canary(g), after[g] = guard_canary(b.guard + g);
+      for (uint64_t g = 0; g < b.guard; ++g) before[g] = guard_canary(g, b.guard_salt), after[g] = guard_canary(b.guard + g, b.guard_salt);
       put(kernarg, m.offset, b.address, 8);
       L->buffers.push_back(b);
     } else if (s.kind == ArgSpec::NullPointer) {

@@ -26,6 +26,7 @@ struct BufferArg {
   std::string name, dtype;
   uint64_t address = 0, bytes = 0;
   uint64_t guard = 0;  // canary bytes before and after (part of the same device region)
+  uint32_t guard_salt = 0;  // selects this buffer's canary (emu::guard_salt)
   std::string label() const { return name.empty() ? "arg" + std::to_string(arg_index) : name; }
 };
 

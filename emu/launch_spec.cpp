@@ -468,4 +468,10 @@ std::vector<uint8_t> initial_buffer(const LaunchSpec& spec, size_t idx) {
   return b;
 }
 
+uint32_t guard_salt(const LaunchSpec& run, size_t arg_index) {
+  uint64_t x = run.seed * 0x9E3779B97F4A7C15ull + arg_index * 0xC2B2AE3D27D4EB4Full + run.poison;
+  x ^= x >> 29;
+  return static_cast<uint32_t>(x ^ (x >> 32));
+}
+
 }  // namespace asmevo::emu

@@ -95,8 +95,19 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
 // Bytes of a buffer argument filled from its init, deterministically from (spec.seed, arg index);
 // edge values mixed in when spec.special_variant >= 0; output buffers hold spec.poison.
 std::vector<uint8_t> make_buffer(const LaunchSpec& spec, size_t arg_index);
-// Byte i of a guard zone (canary): a fixed, non-uniform pattern.
-inline uint8_t guard_canary(uint64_t i) { return static_cast<uint8_t>(0xC5u ^ ((i * 0x3Bu) & 0xffu)); }
+// The canary of a buffer's guard zones differs between buffers and between runs: with one fixed
+// pattern for every buffer, a kernel that copied (or combined) another buffer's guard bytes into
+// its output's guard left the canary intact — found by the optimizer, whose opcode mutation made
+// an f16x2 kernel read a[n], b[n] and store their sum to out[n]: the fixed canary's first two
+// bytes are a quiet f16 NaN, NaN + NaN kept it, and the out-of-bounds store went unnoticed.
+uint32_t guard_salt(const LaunchSpec& run, size_t arg_index);
+// Byte i (0 .. 2 x guard - 1, the zone before the buffer then the one after) of a guard zone.
+inline uint8_t guard_canary(uint64_t i, uint32_t salt) {
+  uint64_t x = (static_cast<uint64_t>(salt) << 32) ^ (i * 0x9E3779B97F4A7C15ull);  // splitmix64 finalizer
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<uint8_t>(x ^ (x >> 31));
+}
 // Raw little-endian bits of a Value argument (size dtype_size(dtype)).
 uint64_t scalar_bits(const LaunchSpec& spec, size_t arg_index);
 

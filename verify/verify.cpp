@@ -244,7 +244,8 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
         const int64_t off = *y.broken_guard, guard = static_cast<int64_t>(run.args[x.arg_index].guard);
         const int64_t size = static_cast<int64_t>(x.after.size());
         const uint64_t canary_index = static_cast<uint64_t>(off < 0 ? guard + off : guard + off - size);
-        add(x.label, "guard zone", off, "canary " + guard_byte(emu::guard_canary(canary_index)), "overwritten");
+        add(x.label, "guard zone", off, "canary " + guard_byte(emu::guard_canary(canary_index, emu::guard_salt(run, x.arg_index))),
+            "overwritten");
       }
       const std::vector<uint8_t>& expect = x.direction == emu::ArgSpec::Input ? y.before : x.after;
       for (size_t e = 0; e + esz <= expect.size(); e += esz) {

@@ -2,6 +2,8 @@
 // the program editor, one per verdict; guard zones, poison, counterexamples, the CLI's exit codes.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -436,4 +438,45 @@ args:
   Fixture f(spec);
   EXPECT_EQ(f.ref->runs().size(), 2u);
   EXPECT_EQ(f.check(f.k0).verdict, Verdict::Equivalent);
+}
+
+TEST(VerifyTest, AnOutOfBoundsStoreOfCombinedGuardBytesIsCaught) {
+  // Found by the optimizer's opcode mutation: in vector_add_f16x2, `v_or_b32 v1, 1, v0` (i + 1)
+  // became `v_add_f16 v1, 1, v0`, which equals i + 1 for small i but i for large even i, so the
+  // last work-item takes the pair path: it loads a[n], b[n] from the guard zones and stores their
+  // f16 sum to out[n]. With one canary for every buffer whose first two bytes were a quiet f16 NaN,
+  // NaN + NaN rewrote out's guard with its own canary and the candidate verified EQUIVALENT.
+  const std::string object = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/vector_add_f16x2.co";
+  auto k0 = codeobj::CodeObject::parse(read_file_bytes(object), object);
+  auto p = program::Program::recover(k0);
+  const program::Function* f = p.function("vector_add_f16x2");
+  mutants::Mutant m;
+  for (size_t i = f->begin; i < f->end && m.edits.empty(); ++i)
+    if (p.text_line(i).text == "v_or_b32_e32 v1, 1, v0") m.edits.push_back({i, "v_add_f16_e32 v1, 1, v0", false, p.text_line(i).text});
+  ASSERT_EQ(m.edits.size(), 1u);
+  auto k1 = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "k1.co");
+  auto backend = verify::make_emulator_backend(2);
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/vector_add_f16x2.yaml")});
+  auto r = verify::verify_candidate(ref, k1);
+  EXPECT_EQ(r.verdict, verify::Verdict::Different) << r.to_text();
+  bool guard = false;
+  for (const auto& mm : r.mismatches) guard |= mm.kind == "guard zone" && mm.buffer == "out";
+  EXPECT_TRUE(guard) << r.to_text();
+}
+
+TEST(VerifyTest, GuardCanariesDifferBetweenBuffersAndRuns) {
+  auto runs = emu::expand_runs(emu::parse_launch_spec_text(kSpec, "spec.yaml"));
+  ASSERT_GE(runs.size(), 2u);
+  std::set<uint32_t> salts;
+  for (const auto& run : runs) {
+    std::set<uint32_t> in_run;
+    for (size_t arg = 0; arg < 3; ++arg) in_run.insert(emu::guard_salt(run, arg)), salts.insert(emu::guard_salt(run, arg));
+    EXPECT_EQ(in_run.size(), 3u) << run.label;
+  }
+  EXPECT_GT(salts.size(), 3u * 2) << "input sets have their own canaries";
+  // The first bytes of two buffers' canaries differ (a copy from one guard into another shows).
+  const uint32_t a = emu::guard_salt(runs[0], 0), out = emu::guard_salt(runs[0], 2);
+  int same = 0;
+  for (uint64_t i = 0; i < 256; ++i) same += emu::guard_canary(i, a) == emu::guard_canary(i, out);
+  EXPECT_LT(same, 16);
 }
