@@ -150,7 +150,7 @@ class KernelSearch {
         edits = propose(m, parent, w, 2);
         window_id = w.id;
       } else if (exhausted_all()) {
-        progress_.log && (progress_.log(fmt::format("{}: every rule move was tried on every hot window; stopping early", kr_.kernel)), true);
+        if (progress_.log) progress_.log(fmt::format("{}: every rule move was tried on every hot window; stopping early", kr_.kernel));
         break;
       }
       bool any = false;
