@@ -217,7 +217,7 @@ LineRegisters Program::registers_of(const Line& l) const {
   return {regs, regs};
 }
 
-std::vector<RegSet> Program::live_in(const Function& f) const {
+std::vector<RegSet> Program::live_in(const Function& f, bool vector_writes_kill) const {
   const auto& lines = text().lines;
   std::vector<RegSet> in(f.end - f.begin);
   std::vector<RegSet> block_in(f.blocks.size()), block_out(f.blocks.size());
@@ -235,7 +235,11 @@ std::vector<RegSet> Program::live_in(const Function& f) const {
         const Line& l = lines[i];
         if (!is_instruction(l)) continue;
         auto regs = registers_of(l);
+        const bool partial_scalar =
+            l.inst && (l.inst->mnemonic.rfind("s_cmov", 0) == 0 || l.inst->mnemonic.rfind("s_bitset", 0) == 0);
         for (const auto& d : regs.defs) {
+          if (partial_scalar && d.file == RegFile::SGPR) continue;
+          if (!vector_writes_kill && (d.file == RegFile::VGPR || d.file == RegFile::AGPR)) continue;
           RegSet kill;
           kill.add(d);
           live.bits &= ~kill.bits;

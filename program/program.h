@@ -76,12 +76,13 @@ class Program {
   void touch(const std::string& kernel) { dirty_.insert(kernel); }
 
   // Liveness: registers live on entry to each line of function `f` (indexed by line - begin).
-  // Every write ends the liveness of the whole register, also a vector write, which in truth only
-  // reaches the lanes EXEC enables: inside if/else code a VGPR written in one half is still live
-  // for the other lanes. Right for "which registers does the code name/need at the entry"
-  // (register compaction); NOT enough to call a vector write dead (search/moves/dead_code.cpp
-  // keeps its own lane-aware liveness for that).
-  std::vector<RegSet> live_in(const Function& f) const;
+  // Conditional and single-bit scalar writes (s_cmov*, s_bitset*) never end liveness. With
+  // `vector_writes_kill`, a VGPR/AGPR write ends the whole register's liveness — right for "which
+  // registers does the code need at the entry" (register compaction). Without it, vector writes
+  // never kill: a vector write only reaches the lanes EXEC enables, so inside if/else code a
+  // register written in one half still carries the other half's lanes — what "this write is dead"
+  // needs (dead-code elimination).
+  std::vector<RegSet> live_in(const Function& f, bool vector_writes_kill = true) const;
   LineRegisters registers_of(const Line& line) const;
   RegisterUse register_use(const std::string& kernel) const;  // kernel + everything it calls
 

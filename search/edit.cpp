@@ -137,6 +137,17 @@ Hunk make_hunk(const program::Program& p, size_t first, size_t last, std::vector
   return h;
 }
 
+Edit line_replacements(const program::Program& p, const std::string& kernel,
+                       const std::vector<std::pair<uint64_t, std::string>>& changes) {
+  Edit e;
+  e.kernel = kernel;
+  for (const auto& [address, after] : changes) {
+    const size_t line = p.line_of_address(address);
+    e.hunks.push_back(make_hunk(p, line, line, after.empty() ? std::vector<std::string>{} : std::vector<std::string>{after}));
+  }
+  return e;
+}
+
 Hunk make_insertion(size_t line, std::vector<std::string> lines) {
   Hunk h;
   h.first = line;

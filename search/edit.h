@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "program/program.h"
@@ -50,6 +52,12 @@ program::Program apply_edit(const program::Program& parent, const Edit& edit);
 // (longest common subsequence) of the .text lines, as hunks that replace only instruction lines.
 // Throws asmevo::Error when the two differ in anything but instructions (labels, directives).
 Edit diff_edit(const program::Program& parent, const program::Program& child, const std::string& kernel);
+
+// An edit of single lines found by their original address: each (address, after) replaces the
+// instruction recovered at that address by `after` (empty: deletes it). For moves that rewrite
+// instructions in place (waitcnt refinement, nop minimization).
+Edit line_replacements(const program::Program& p, const std::string& kernel,
+                       const std::vector<std::pair<uint64_t, std::string>>& changes);
 
 // Builds one Hunk that replaces lines [first, last] of `p` by `lines` (fills `before`).
 Hunk make_hunk(const program::Program& p, size_t first, size_t last, std::vector<std::string> lines);

@@ -92,47 +92,6 @@ std::string refusal(const program::Program& p, const program::Function& f) {
   return "";
 }
 
-// Registers live on entry to each line of `f` (indexed by line - f.begin), like
-// Program::live_in but with VGPR and AGPR writes never ending a register's liveness: a vector
-// write only reaches the lanes EXEC enables, so in structured control flow (then/else halves
-// run under complementary EXEC masks) a register written in the else half still carries the
-// then half's lanes to the join. Program::live_in treats every write as a kill, which would make
-// the then half's result look dead. Scalar writes (SALU, VALU writing an SGPR/VCC mask, EXEC)
-// are whole-register writes and do kill, except the conditional and single-bit ones.
-std::vector<RegSet> exec_aware_live_in(const program::Program& p, const program::Function& f) {
-  std::vector<RegSet> in(f.end - f.begin);
-  std::vector<RegSet> block_in(f.blocks.size());
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (size_t bi = f.blocks.size(); bi-- > 0;) {
-      const auto& b = f.blocks[bi];
-      RegSet live;
-      for (size_t s : b.succs) live.bits |= block_in[s].bits;
-      for (size_t i = b.last + 1; i-- > b.first;) {
-        const Line& l = p.text_line(i);
-        if (l.kind != Line::Instr && l.kind != Line::RawInstr) continue;
-        auto regs = p.registers_of(l);
-        // s_cmov/s_cmovk write only when SCC is set and s_bitset0/1 write one bit: no kill either.
-        const bool partial_scalar = l.inst && (starts_with(l.inst->mnemonic, "s_cmov") || starts_with(l.inst->mnemonic, "s_bitset"));
-        for (const auto& d : regs.defs) {
-          if (d.file == RegFile::VGPR || d.file == RegFile::AGPR || (partial_scalar && d.file == RegFile::SGPR)) continue;
-          RegSet kill;
-          kill.add(d);
-          live.bits &= ~kill.bits;
-        }
-        for (const auto& u : regs.uses) live.add(u);
-        in[i - f.begin] = live;
-      }
-      if (live.bits != block_in[bi].bits) {
-        block_in[bi] = live;
-        changed = true;
-      }
-    }
-  }
-  return in;
-}
-
 struct Candidate {
   std::vector<size_t> lines;  // lines of the working program, ascending
   const char* reason = "";
@@ -141,7 +100,7 @@ struct Candidate {
 // One analysis of the working program: finds removable lines in the order of the kernel.
 class Analysis {
  public:
-  Analysis(const program::Program& p, const program::Function& f) : p_(p), f_(f), in_(exec_aware_live_in(p, f)) {
+  Analysis(const program::Program& p, const program::Function& f) : p_(p), f_(f), in_(p.live_in(f, /*vector_writes_kill=*/false)) {
     block_of_.assign(f.end - f.begin, kNone);
     for (size_t b = 0; b < f.blocks.size(); ++b)
       for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i) block_of_[i - f.begin] = b;

@@ -81,15 +81,12 @@ class WaitcntRefineMove final : public Move {
   std::vector<Edit> propose(const MoveContext& c) override {
     WaitcntRefinement r = refine_waitcnts(c.program, c.kernel, std::pair{c.window.first, c.window.last});
     if (r.changes.empty()) return {};
-    Edit e;
-    e.kernel = c.kernel;
+    std::vector<std::pair<uint64_t, std::string>> changes;
+    for (const WaitcntChange& ch : r.changes) changes.push_back({ch.address, ch.after});
+    Edit e = line_replacements(c.program, c.kernel, changes);
     e.move = name();
     e.proposer = proposer();
     e.description = fmt::format("{} s_waitcnt weakened or removed to the counts the static proof needs", r.changes.size());
-    for (const WaitcntChange& ch : r.changes) {
-      size_t line = c.program.line_of_address(ch.address);
-      e.hunks.push_back(make_hunk(c.program, line, line, ch.after.empty() ? std::vector<std::string>{} : std::vector<std::string>{ch.after}));
-    }
     return {e};
   }
 };
