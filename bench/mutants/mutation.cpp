@@ -405,7 +405,7 @@ std::string known_equivalent(const program::Program& p, const std::string& kerne
   if (!l.inst) return "";
   if (m.op == "imm" || m.op == "sibling" || m.op == "swap-operands") {
     // Live-out of the line: live-in of the next instruction in its block, or of its successors.
-    auto live = p.live_in(*f);
+    auto live = p.live_in(*f, /*vector_writes_kill=*/false);  // a vector write reaches only EXEC's lanes
     program::RegSet out;
     for (const auto& b : f->blocks) {
       if (line < b.first || line > b.last) continue;
