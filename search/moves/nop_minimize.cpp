@@ -38,13 +38,6 @@ std::optional<unsigned> nop_count(const program::Line& l) {
   return std::nullopt;
 }
 
-program::Program with_line(const program::Program& p, size_t line, const std::string& text) {
-  program::Program copy = p;
-  if (text.empty()) copy.remove(line, line);
-  else copy.replace(line, line, {text});
-  return copy;
-}
-
 // Setting -1 is "removed", n >= 0 is "s_nop n".
 std::string nop_text(int setting) { return setting < 0 ? "" : fmt::format("s_nop {}", setting); }
 

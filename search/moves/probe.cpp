@@ -1,5 +1,7 @@
 #include "search/moves/probe.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "build/rebuild.h"
@@ -20,6 +22,31 @@ bool rebuilds_clean(const program::Program& p, const std::string& kernel) {
   } catch (const Error&) {
     return false;  // what does not rebuild (e.g. past the arch's register limits) is not a candidate
   }
+}
+
+program::Program with_line(const program::Program& p, size_t line, const std::string& text) {
+  program::Program copy = p;
+  if (text.empty()) copy.remove(line, line);
+  else copy.replace(line, line, {text});
+  return copy;
+}
+
+check::Wait weakest_clean_wait(check::Wait start, const check::CounterLimits& limits,
+                               const std::function<bool(const check::Wait&)>& clean) {
+  for (int c = 0; c < check::kNumCounters; ++c) start.count[c] = std::min<unsigned>(start.count[c], limits.max[c]);
+  for (int c = 0; c < check::kNumCounters; ++c) {
+    if (start.count[c] >= limits.max[c]) continue;  // does not wait on this counter
+    unsigned lo = start.count[c], hi = limits.max[c];  // max means "no wait"
+    while (lo < hi) {
+      const unsigned mid = lo + (hi - lo + 1) / 2;
+      check::Wait trial = start;
+      trial.count[c] = mid;
+      if (clean(trial)) lo = mid;
+      else hi = mid - 1;
+    }
+    start.count[c] = lo;
+  }
+  return start;
 }
 
 const program::Function& kernel_function(const program::Program& p, const std::string& kernel) {

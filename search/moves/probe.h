@@ -3,10 +3,12 @@
 // run), and the window helpers every move needs.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "check/isa.h"
 #include "program/program.h"
 
 namespace asmevo::search {
@@ -15,6 +17,16 @@ namespace asmevo::search {
 // findings (waitcnt, hazards, resources) for `kernel` and what it may call. False, not an
 // exception, when it does not rebuild.
 bool rebuilds_clean(const program::Program& p, const std::string& kernel);
+
+// A copy of `p` with .text line `line` replaced by `text` (empty: the line removed).
+program::Program with_line(const program::Program& p, size_t line, const std::string& text);
+
+// The weakest wait reachable from `start` (counts clamped to `limits`): each counter it waits on is
+// raised, by bisection, to the largest count for which `clean` still holds — a larger count is a
+// weaker wait, and if a count is clean every smaller one is. Counters `start` does not wait on stay
+// so. `clean(start)` is assumed.
+check::Wait weakest_clean_wait(check::Wait start, const check::CounterLimits& limits,
+                               const std::function<bool(const check::Wait&)>& clean);
 
 // The kernel's function; throws asmevo::Error when `kernel` is not a kernel of `p`.
 const program::Function& kernel_function(const program::Program& p, const std::string& kernel);

@@ -12,19 +12,11 @@
 namespace asmevo::search {
 namespace {
 
-program::Program with_line(const program::Program& p, size_t line, const std::string& text) {
-  program::Program copy = p;
-  if (text.empty()) copy.remove(line, line);
-  else copy.replace(line, line, {text});
-  return copy;
-}
-
 }  // namespace
 
 WaitcntRefinement refine_waitcnts(const program::Program& p, const std::string& kernel,
                                   std::optional<std::pair<size_t, size_t>> window) {
-  const program::Function* f = p.function(kernel);
-  if (!f || !f->is_kernel) throw Error("no kernel named " + kernel, p.original().elf().name());
+  const auto [first, last] = window_lines(p, kernel, window);
   const codeobj::Arch arch = p.original().target().arch;
   const check::CounterLimits limits = check::counter_limits(arch);
   WaitcntRefinement r{p, {}, 0};
@@ -32,7 +24,6 @@ WaitcntRefinement refine_waitcnts(const program::Program& p, const std::string& 
   if (!rebuilds_clean(p, kernel))
     throw Error("kernel " + kernel + " already has static findings; waitcnt refinement needs a clean kernel", p.original().elf().name(),
                 "run asmevo check on it");
-  size_t first = window ? window->first : f->begin, last = window ? window->second : f->end - 1;
   size_t removed = 0;  // lines removed so far: later lines moved up by this much
   for (size_t original_line = first; original_line <= last; ++original_line) {
     const size_t line = original_line - removed;
@@ -41,23 +32,12 @@ WaitcntRefinement refine_waitcnts(const program::Program& p, const std::string& 
     // Lines earlier edits made carry text only.
     auto wait = l.inst ? check::decode_waitcnt(*l.inst, arch) : check::parse_waitcnt_text(l.text, limits);
     if (!wait) continue;
-    check::Wait current = *wait;
-    for (int c = 0; c < check::kNumCounters; ++c) current.count[c] = std::min<unsigned>(current.count[c], limits.max[c]);
-    const check::Wait original = current;
-    for (int c = 0; c < check::kNumCounters; ++c) {
-      if (current.count[c] >= limits.max[c]) continue;  // does not wait on this counter
-      // Bisection for the largest safe count in [current, max]; max means "no wait".
-      unsigned lo = current.count[c], hi = limits.max[c];
-      while (lo < hi) {
-        unsigned mid = lo + (hi - lo + 1) / 2;
-        check::Wait trial = current;
-        trial.count[c] = mid;
-        ++r.probes;
-        if (rebuilds_clean(with_line(r.program, line, check::waitcnt_text(trial, limits)), kernel)) lo = mid;
-        else hi = mid - 1;
-      }
-      current.count[c] = lo;
-    }
+    check::Wait original = *wait;
+    for (int c = 0; c < check::kNumCounters; ++c) original.count[c] = std::min<unsigned>(original.count[c], limits.max[c]);
+    const check::Wait current = weakest_clean_wait(original, limits, [&](const check::Wait& trial) {
+      ++r.probes;
+      return rebuilds_clean(with_line(r.program, line, check::waitcnt_text(trial, limits)), kernel);
+    });
     if (current.count == original.count) continue;
     std::string after = check::waitcnt_text(current, limits);
     r.changes.push_back({l.address, l.text, after});

@@ -69,9 +69,8 @@ class WaitcntSinkMove final : public Move {
         if (splits == kMaxSplits) break;
         // The next instruction needs part of what the wait waits for: leave the weakest copy that
         // satisfies it in front of it (bisection per counter, as in waitcnt refinement).
-        check::Wait weak = *wait;
-        for (int k = 0; k < check::kNumCounters; ++k) weak.count[k] = std::min<unsigned>(weak.count[k], limits.max[k]);
-        const check::Wait strong = weak;
+        check::Wait strong = *wait;
+        for (int k = 0; k < check::kNumCounters; ++k) strong.count[k] = std::min<unsigned>(strong.count[k], limits.max[k]);
         auto with_copy = [&](const check::Wait& copy) {
           program::Program q = sunk;  // [.., next, W, ..] at pos, pos + 1
           std::string t = check::waitcnt_text(copy, limits);
@@ -79,18 +78,8 @@ class WaitcntSinkMove final : public Move {
           return q;
         };
         if (!rebuilds_clean(with_copy(strong), c.kernel)) break;  // more than this wait is involved
-        for (int k = 0; k < check::kNumCounters; ++k) {
-          if (weak.count[k] >= limits.max[k]) continue;
-          unsigned lo = weak.count[k], hi = limits.max[k];
-          while (lo < hi) {
-            unsigned mid = lo + (hi - lo + 1) / 2;
-            check::Wait trial = weak;
-            trial.count[k] = mid;
-            if (rebuilds_clean(with_copy(trial), c.kernel)) lo = mid;
-            else hi = mid - 1;
-          }
-          weak.count[k] = lo;
-        }
+        const check::Wait weak =
+            weakest_clean_wait(strong, limits, [&](const check::Wait& trial) { return rebuilds_clean(with_copy(trial), c.kernel); });
         if (weak.count == strong.count) break;  // nothing weaker: the wait is where it belongs
         p = with_copy(weak);
         ++splits;
