@@ -381,7 +381,7 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
       progress.log(fmt::format("{}: resumed {} accepted candidate(s) from {}", job.kernel, resumed, store.path()));
     out.accepted = resumed;
     result.candidates += search.search(out);
-    out.accepted = store.accepted(kr.id).size();
+    for (const auto& [move, n] : out.accepted_moves) out.accepted += n;  // resumed + this run's (no second read of the blobs)
 
     // Final gate: the best candidate (then the next best) re-verified from scratch with fresh seeds.
     out.best_cycles = kr.baseline_cycles;
