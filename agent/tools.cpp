@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/hazards.h"
 #include "check/isa.h"
 #include "codeobj/kernel_descriptor.h"
@@ -458,7 +458,7 @@ std::string Toolbox::propose_edit(AgentTurn& turn, const json& args) {
       e.hunks.push_back(search::make_hunk(*best.program, static_cast<size_t>(first), static_cast<size_t>(last), lines));
     }
     program::Program edited = search::apply_edit(*best.program, e);
-    build::rebuild(edited.listing(), turn.kernel + "-proposed");
+    rebuild::rebuild(edited.listing(), turn.kernel + "-proposed");
   } catch (const Error& err) {
     return "error: the edit does not apply or assemble: " + err.what_text() + (err.fix().empty() ? "" : " (" + err.fix() + ")");
   }

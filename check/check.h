@@ -1,6 +1,6 @@
 // All static safety checks of a code object, the gate a candidate passes before emulation:
 // waitcnt safety (waitcnt.h), software-managed hazards (hazards.h) and resources (resources.h).
-// The ABI comparison with the original (build/abi_diff.h) is separate: it needs both objects.
+// The ABI comparison with the original (rebuild/abi_diff.h) is separate: it needs both objects.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "codeobj/code_object.h"
-#include "build/abi_diff.h"
+#include "rebuild/abi_diff.h"
 #include "support/error.h"
 #include "support/file_io.h"
 
@@ -16,14 +16,14 @@ CLI::App* add_abi_diff_command(CLI::App& app, AbiDiffOptions& opts) {
       "abi-diff", "Check that code object B can replace A under every launch of A (exit 1 on an ABI break)");
   cmd->add_option("a", opts.a, "the original code object")->required();
   cmd->add_option("b", opts.b, "the replacement code object")->required();
-  cmd->add_flag("--json", opts.json, "machine-readable report (schema asmevo.abi-diff/1, docs/build.md)");
+  cmd->add_flag("--json", opts.json, "machine-readable report (schema asmevo.abi-diff/1, docs/rebuild.md)");
   return cmd;
 }
 
 int run_abi_diff(const AbiDiffOptions& opts) {
   auto a = codeobj::CodeObject::parse(read_file_bytes(opts.a), opts.a);
   auto b = codeobj::CodeObject::parse(read_file_bytes(opts.b), opts.b);
-  build::AbiDiff d = build::abi_diff(a, b);
+  rebuild::AbiDiff d = rebuild::abi_diff(a, b);
   if (opts.json)
     std::cout << d.to_json(opts.a, opts.b).dump(2) << "\n";
   else

@@ -1,4 +1,4 @@
-// `asmevo abi-diff A.co B.co`: can B replace A under every launch of A (build/abi_diff.h)?
+// `asmevo abi-diff A.co B.co`: can B replace A under every launch of A (rebuild/abi_diff.h)?
 #pragma once
 #include <string>
 

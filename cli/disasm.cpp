@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "build/roundtrip.h"
+#include "rebuild/roundtrip.h"
 #include "codeobj/code_object.h"
 #include "codeobj/container.h"
 #include "program/recover.h"
@@ -29,7 +29,7 @@ int run_disasm(const DisasmOptions& opts) {
   // The listing is rebuilt in memory and compared with the original first: instructions whose
   // text would re-encode differently are kept as raw bytes, so the output always reassembles.
   program::Listing listing;
-  auto check = build::roundtrip(co, &listing);
+  auto check = rebuild::roundtrip(co, &listing);
   if (!check.ok()) {
     const auto& d = check.differences.front();
     throw Error("recovered assembly does not rebuild into the same code object (" + std::to_string(check.differences.size()) +

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "build/patch.h"
+#include "rebuild/patch.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "support/text.h"
@@ -26,7 +26,7 @@ std::string hex_bytes(const std::vector<uint8_t>& b) {
 CLI::App* add_patch_command(CLI::App& app, PatchOptions& o) {
   auto* cmd = app.add_subcommand("patch",
                                  "Patch a kernel's machine code in place (same layout; refuses unsafe edits, "
-                                 "docs/build.md)");
+                                 "docs/rebuild.md)");
   cmd->add_option("file", o.file, "code object to patch (never modified)")->required();
   cmd->add_option("--kernel", o.kernel, "kernel to patch")->required();
   cmd->add_option("--at", o.at, "offset from the kernel's code start (decimal or 0x hex); an address with --absolute");
@@ -42,19 +42,19 @@ CLI::App* add_patch_command(CLI::App& app, PatchOptions& o) {
 }
 
 int run_patch(const PatchOptions& o) {
-  std::vector<build::PatchEdit> edits;
+  std::vector<rebuild::PatchEdit> edits;
   if (o.edits) {
     if (o.at || o.asm_text || o.replace || o.delete_count || o.absolute)
       throw Error("--edits cannot be combined with --at/--asm/--replace/--delete/--absolute", "patch",
                   "put every edit in the YAML file");
-    edits = build::parse_edits_yaml(read_file_text(*o.edits), *o.edits);
+    edits = rebuild::parse_edits_yaml(read_file_text(*o.edits), *o.edits);
   } else {
     if (!o.at || (!o.asm_text && !o.delete_count))
       throw Error("give --at OFFSET with --asm TEXT (or --delete N), or --edits EDITS.yaml", "patch", "");
     if (o.asm_text && o.delete_count) throw Error("--asm and --delete exclude each other", "patch", "");
     if (o.replace && o.delete_count) throw Error("--replace and --delete exclude each other", "patch", "--delete N already names N instructions");
-    build::PatchEdit e;
-    e.at = build::parse_number(*o.at, "--at");
+    rebuild::PatchEdit e;
+    e.at = rebuild::parse_number(*o.at, "--at");
     e.absolute = o.absolute;
     if (o.asm_text) e.asm_text = *o.asm_text;
     if (o.replace) e.replace = *o.replace;
@@ -67,7 +67,7 @@ int run_patch(const PatchOptions& o) {
     throw Error("the output would overwrite the input", o.output, "write the patched object to another path");
 
   auto bytes = read_file_bytes(o.file);
-  build::PatchResult r = build::patch_kernel(bytes, o.file, o.kernel, edits);
+  rebuild::PatchResult r = rebuild::patch_kernel(bytes, o.file, o.kernel, edits);
   write_file_atomic(o.output, r.image);
 
   if (o.json) {

@@ -1,4 +1,4 @@
-// `asmevo patch`: in-place patch of one kernel's machine code (build/patch.h has the rules).
+// `asmevo patch`: in-place patch of one kernel's machine code (rebuild/patch.h has the rules).
 #pragma once
 #include <optional>
 #include <string>

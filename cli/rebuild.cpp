@@ -4,8 +4,8 @@
 
 #include <iostream>
 
-#include "build/rebuild.h"
-#include "build/roundtrip.h"
+#include "rebuild/rebuild.h"
+#include "rebuild/roundtrip.h"
 #include "cli/disasm.h"
 #include "support/error.h"
 #include "support/file_io.h"
@@ -22,7 +22,7 @@ CLI::App* add_rebuild_command(CLI::App& app, RebuildOptions& opts) {
 int run_rebuild(const RebuildOptions& opts) {
   if (opts.input == opts.output) throw Error("output would overwrite the input", opts.input, "choose another -o path");
   auto text = read_file_text(opts.input);
-  auto bytes = build::rebuild_text(text, opts.input);
+  auto bytes = rebuild::rebuild_text(text, opts.input);
   write_file_atomic(opts.output, bytes);
   std::cout << fmt::format("wrote {} ({} bytes)\n", opts.output, bytes.size());
   return kExitOk;
@@ -37,7 +37,7 @@ CLI::App* add_roundtrip_command(CLI::App& app, RoundtripOptions& opts) {
 
 int run_roundtrip(const RoundtripOptions& opts) {
   auto co = load_single_code_object(opts.file);
-  auto r = build::roundtrip(co);
+  auto r = rebuild::roundtrip(co);
   if (opts.json) {
     auto j = r.to_json();
     j["file"] = opts.file;

@@ -2,7 +2,7 @@
 // with CFG edges, labels and register liveness, plus the edit API (replace / insert / delete
 // instruction ranges) and the resource bookkeeping edits require: after an edit, each affected
 // kernel's register needs are recomputed and written consistently into both its kernel
-// descriptor and its metadata (build/rebuild.h turns the result into a code object).
+// descriptor and its metadata (rebuild/rebuild.h turns the result into a code object).
 #pragma once
 #include <bitset>
 #include <map>

@@ -3,7 +3,7 @@
 // their binding/visibility/type/size, raw kernel descriptors with a symbolic code entry, the
 // notes (metadata) byte for byte, and every other allocated section's data. Rebuilding the
 // listing with LLVM's assembler and lld gives back the same .text, KD bytes, metadata, e_flags
-// and symbols (see build/rebuild.h and `asmevo roundtrip`).
+// and symbols (see rebuild/rebuild.h and `asmevo roundtrip`).
 #pragma once
 #include <cstdint>
 #include <map>

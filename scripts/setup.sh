@@ -5,7 +5,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(
   cmake ninja-build pkg-config
-  llvm-22-dev llvm-22-tools clang-22 lld-22 liblld-22-dev libclang-rt-22-dev
+  llvm-22-dev llvm-22-tools clang-22 clang-tools-22 lld-22 liblld-22-dev libclang-rt-22-dev
   libamdhip64-dev rocm-device-libs
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -6,8 +6,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "build/patch.h"
-#include "build/rebuild.h"
+#include "rebuild/patch.h"
+#include "rebuild/rebuild.h"
 #include "emu/program.h"
 #include "support/error.h"
 
@@ -19,11 +19,11 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 // The in-place patch equivalent of an edit (patch mode): every hunk replaces whole instructions
 // at their original addresses; insertions cannot be expressed.
-std::vector<build::PatchEdit> patch_edits(const program::Program& parent, const Edit& edit) {
-  std::vector<build::PatchEdit> out;
+std::vector<rebuild::PatchEdit> patch_edits(const program::Program& parent, const Edit& edit) {
+  std::vector<rebuild::PatchEdit> out;
   for (const Hunk& h : edit.hunks) {
     if (h.count == 0) throw Error("an insertion cannot be an in-place patch", "edit", "patch mode only replaces or deletes instructions");
-    build::PatchEdit p;
+    rebuild::PatchEdit p;
     p.at = parent.text_line(h.first).address;
     p.absolute = true;
     p.replace = static_cast<unsigned>(h.count);
@@ -74,7 +74,7 @@ std::vector<uint8_t> Cascade::build_candidate(const Individual& parent, const Ed
   auto t = Clock::now();
   if (options_.patch_mode) {
     try {
-      auto r = build::patch_kernel(parent.bytes, "candidate", edit.kernel, patch_edits(*parent.program, edit));
+      auto r = rebuild::patch_kernel(parent.bytes, "candidate", edit.kernel, patch_edits(*parent.program, edit));
       stages.push_back({"edit", true, since(t), "in-place patch"});
       stages.push_back({"rebuild", true, 0, fmt::format("{} range(s) patched", r.ranges.size())});
       return r.image;
@@ -95,7 +95,7 @@ std::vector<uint8_t> Cascade::build_candidate(const Individual& parent, const Ed
   stages.push_back({"edit", true, since(t), fmt::format("{} hunk(s)", edit.hunks.size())});
   t = Clock::now();
   try {
-    auto bytes = build::rebuild(edited->listing(), "candidate");
+    auto bytes = rebuild::rebuild(edited->listing(), "candidate");
     stages.push_back({"rebuild", true, since(t), fmt::format("{} bytes", bytes.size())});
     return bytes;
   } catch (const Error& e) {

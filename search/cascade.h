@@ -2,7 +2,7 @@
 // the first failure (issue 7):
 //   edit      the hunks apply to the parent Program (resources recomputed)
 //   rebuild   the edited listing assembles and links into a code object
-//   abi       K1 can replace K0 (build::abi_diff)                     } one quick verify_candidate
+//   abi       K1 can replace K0 (rebuild::abi_diff)                     } one quick verify_candidate
 //   static    waitcnt, wait-state hazards, resources (check/)         } against a reference of one
 //   emulate   one small input set (plus every counterexample so far)  } input set
 //   timing    modeled cycles at least `min_gain` below the parent's

@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "build/roundtrip.h"
+#include "rebuild/roundtrip.h"
 #include "emu/program.h"
 #include "search/cascade.h"
 #include "search/move.h"
@@ -336,7 +336,7 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
   nlohmann::json opts = {{"budget", o.budget},   {"time", o.time_limit_s}, {"jobs", o.jobs},         {"seed", o.seed},
                          {"proposers", o.proposers}, {"min_gain", o.min_gain}, {"windows", o.windows}, {"resume", o.resume}, {"patch_only", o.patch_only}};
   result.run = store.begin_run(command, o.seed, opts.dump());
-  const bool rebuildable = !o.patch_only && build::roundtrip(k0).ok();
+  const bool rebuildable = !o.patch_only && rebuild::roundtrip(k0).ok();
   if (!rebuildable && !o.patch_only && progress.log)
     progress.log(fmt::format("{}: the recovered listing does not rebuild to identical bytes; only in-place patches are tried", file_name));
 

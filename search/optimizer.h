@@ -7,7 +7,7 @@
 //      so the search does not collapse onto one idea: parents are the best most of the time and a
 //      random elite otherwise. Accepted edits compose (a child is the parent for later edits) and
 //      a child's windows are ranked afresh from its own profile.
-//   5. When K0 cannot be rebuilt exactly (build::roundtrip differs), the same loop runs with
+//   5. When K0 cannot be rebuilt exactly (rebuild::roundtrip differs), the same loop runs with
 //      in-place patches of the original bytes only.
 //   6. The winner is re-verified from scratch with fresh seeds and re-timed before it is written;
 //      if that fails, K0's code is kept for the kernel.

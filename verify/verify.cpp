@@ -169,7 +169,7 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
   };
 
   // 1. ABI.
-  build::AbiDiff abi = build::abi_diff(ref.k0(), k1);
+  rebuild::AbiDiff abi = rebuild::abi_diff(ref.k0(), k1);
   for (const auto& f : abi.breaks)
     if (f.kernel.empty() || f.kernel == ref.kernel()) r.abi_breaks.push_back(f);
   if (!r.abi_breaks.empty())

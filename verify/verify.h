@@ -1,6 +1,6 @@
 // Differential verification (docs/verify.md): a candidate K1 is accepted only if it behaves like
 // the original K0 under identical launches. Order of the gates, cheapest first:
-//   1. ABI: K1 can replace K0 under every launch (build::abi_diff).
+//   1. ABI: K1 can replace K0 under every launch (rebuild::abi_diff).
 //   2. Static safety of K1 (check/): waitcnt, manually inserted wait states, resources —
 //      findings K0 itself has at the same instruction are not held against K1.
 //   3. Every concrete run of the spec (launch shapes x input sets, emu::expand_runs) on the same
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "build/abi_diff.h"
+#include "rebuild/abi_diff.h"
 #include "check/violation.h"
 #include "codeobj/code_object.h"
 #include "emu/launch_spec.h"
@@ -65,7 +65,7 @@ struct VerifyReport {
   std::vector<Mismatch> mismatches;  // the first max_mismatches
   uint64_t mismatch_count = 0;
   std::vector<size_t> differing_runs;
-  std::vector<build::AbiFinding> abi_breaks;
+  std::vector<rebuild::AbiFinding> abi_breaks;
   std::vector<check::Violation> violations;
   std::string fault, fault_run;
   std::vector<std::string> counterexamples;  // folders written

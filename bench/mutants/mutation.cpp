@@ -5,7 +5,7 @@
 #include <regex>
 #include <set>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/code.h"
 #include "check/waitcnt.h"
 #include "support/error.h"
@@ -467,7 +467,7 @@ std::vector<uint8_t> build_mutant(const program::Program& base, const Mutant& m)
     else p.replace(e.line, e.line, {e.text});
   }
   p.update_resources();
-  return build::rebuild(p.listing(), "mutant");
+  return rebuild::rebuild(p.listing(), "mutant");
 }
 
 }  // namespace asmevo::mutants

@@ -4,9 +4,9 @@
 // Inputs: the largest corpus objects and the decode benchmark's 51k-instruction object.
 #include <benchmark/benchmark.h>
 
-#include "build/assembler.h"
-#include "build/linker.h"
-#include "build/rebuild.h"
+#include "rebuild/assembler.h"
+#include "rebuild/linker.h"
+#include "rebuild/rebuild.h"
 #include "program/recover.h"
 #include "support/file_io.h"
 
@@ -28,7 +28,7 @@ void BM_RecoverAndRebuild(benchmark::State& state, const std::string& path) {
   unsigned n = count_instructions(program::recover(co));
   for (auto _ : state) {
     auto listing = program::recover(co);
-    auto bytes = build::rebuild(listing, "bench");
+    auto bytes = rebuild::rebuild(listing, "bench");
     benchmark::DoNotOptimize(bytes.data());
   }
   state.counters["instructions"] = n;
@@ -45,14 +45,14 @@ void BM_AssembleOnly(benchmark::State& state, const std::string& path) {
   auto co = load(path);
   auto listing = program::recover(co);
   std::string text = listing.to_assembly(false);
-  for (auto _ : state) benchmark::DoNotOptimize(build::assemble_object(text, listing.target, "bench").size());
+  for (auto _ : state) benchmark::DoNotOptimize(rebuild::assemble_object(text, listing.target, "bench").size());
 }
 
 void BM_LinkOnly(benchmark::State& state, const std::string& path) {
   auto co = load(path);
   auto listing = program::recover(co);
-  auto object = build::assemble_object(listing.to_assembly(false), listing.target, "bench");
-  for (auto _ : state) benchmark::DoNotOptimize(build::link_code_object({object}, "bench").size());
+  auto object = rebuild::assemble_object(listing.to_assembly(false), listing.target, "bench");
+  for (auto _ : state) benchmark::DoNotOptimize(rebuild::link_code_object({object}, "bench").size());
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include "bench/mutants/corpus_kernels.h"
 #include "bench/mutants/mutation.h"
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "program/program.h"
 #include "support/file_io.h"
 #include "verify/verify.h"
@@ -26,7 +26,7 @@ Case load(const std::string& kernel) {
   auto p = program::Program::recover(k0);
   p.touch(kernel);
   p.update_resources();
-  auto k1 = codeobj::CodeObject::parse(build::rebuild(p.listing(), kernel + "-rebuilt"), kernel + "-rebuilt");
+  auto k1 = codeobj::CodeObject::parse(rebuild::rebuild(p.listing(), kernel + "-rebuilt"), kernel + "-rebuilt");
   emu::LaunchSpec spec = emu::load_launch_spec(k.spec);
   spec.inputs = 3;  // 3 input sets, one launch shape
   spec.special = false;

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "support/error.h"
 
@@ -15,7 +15,7 @@ bool rebuilds_clean(const program::Program& p, const std::string& kernel) {
   copy.touch(kernel);
   try {
     copy.update_resources();
-    auto co = codeobj::CodeObject::parse(build::rebuild(copy.listing(), "rule-probe"), "rule-probe");
+    auto co = codeobj::CodeObject::parse(rebuild::rebuild(copy.listing(), "rule-probe"), "rule-probe");
     check::CheckOptions opts;
     opts.kernel = kernel;
     return check::check_code_object(co, opts).clean();

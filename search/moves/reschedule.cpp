@@ -8,7 +8,7 @@
 #include <set>
 #include <string_view>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "check/isa.h"
 #include "search/moves/moves.h"

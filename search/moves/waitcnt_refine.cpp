@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "check/isa.h"
 #include "search/moves/moves.h"

@@ -9,7 +9,7 @@
 // refinement, every probe rebuilds the candidate and checks the built code.
 #include <fmt/format.h>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "check/isa.h"
 #include "search/moves/moves.h"

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "check/isa.h"
 #include "search/moves/moves.h"

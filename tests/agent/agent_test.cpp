@@ -20,7 +20,7 @@
 
 #include "agent/agent.h"
 #include "agent/prompts.h"
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "cli/optimize.h"
 #include "search/edit.h"
 #include "search/optimizer.h"
@@ -115,7 +115,7 @@ Padded padded_vector_add() {
     pad.kernel = "vector_add";
     pad.hunks = {search::make_insertion(add, {"s_nop 7", "s_nop 7", "s_nop 7", "s_nop 7"})};
     Padded out;
-    out.bytes = build::rebuild(search::apply_edit(p, pad).listing(), "vector_add_padded");
+    out.bytes = rebuild::rebuild(search::apply_edit(p, pad).listing(), "vector_add_padded");
     auto pco = codeobj::CodeObject::parse(out.bytes, "vector_add_padded.co");
     auto pp = program::Program::recover(pco);
     const program::Function* pf = pp.function("vector_add");

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <map>
 
-#include "build/rebuild.h"
-#include "build/roundtrip.h"
+#include "rebuild/rebuild.h"
+#include "rebuild/roundtrip.h"
 #include "program/decoder.h"
 #include "program/program.h"
 #include "support/error.h"
@@ -37,7 +37,7 @@ class Roundtrip : public ::testing::TestWithParam<CorpusFile> {};
 
 TEST_P(Roundtrip, IsByteIdentical) {
   auto co = load(GetParam().path);
-  auto r = build::roundtrip(co);
+  auto r = rebuild::roundtrip(co);
   std::string first;
   if (!r.ok()) {
     const auto& d = r.differences[0];
@@ -106,7 +106,7 @@ std::set<std::string> pc_relative_targets(const codeobj::CodeObject& co) {
 
 codeobj::CodeObject rebuild(program::Program& p, const std::string& name) {
   p.update_resources();
-  return codeobj::CodeObject::parse(build::rebuild(p.listing(), name), name);
+  return codeobj::CodeObject::parse(rebuild::rebuild(p.listing(), name), name);
 }
 
 std::string fixture(const std::string& arch) { return std::string(ASMEVO_BINARY_DIR) + "/tests/codeobj/fixture_" + arch + ".co"; }
@@ -249,7 +249,7 @@ TEST_P(Cli, DisasmThenRebuildReproducesTheObject) {
   std::string s = dir + "/recovered_" + GetParam() + ".s", out = dir + "/rebuilt_" + GetParam() + ".co";
   ASSERT_EQ(run_cli("disasm " + fixture(GetParam()) + " -o " + s), 0);
   ASSERT_EQ(run_cli("rebuild " + s + " -o " + out), 0);
-  auto diffs = build::compare_code_objects(load(fixture(GetParam())), load(out));
+  auto diffs = rebuild::compare_code_objects(load(fixture(GetParam())), load(out));
   EXPECT_TRUE(diffs.empty()) << diffs.size() << " differences, first: " << diffs[0].what << " " << diffs[0].where;
   EXPECT_EQ(run_cli("roundtrip " + fixture(GetParam())), 0);
 }
@@ -292,7 +292,7 @@ TEST_P(Edits, InstructionsWhoseTextReencodesDifferentlyAreKeptAsRawBytes) {
   ASSERT_EQ(dec.decode_one(junk_mov, 0).text, "v_mov_b32_e64 v0, v1");
   co.elf().overwrite(*co.elf().file_offset_of_address(slot->address), junk_mov, "test");
   auto edited = codeobj::CodeObject::parse(co.write(), "junk");
-  auto r = build::roundtrip(edited);
+  auto r = rebuild::roundtrip(edited);
   EXPECT_TRUE(r.ok()) << r.differences.size() << " differences";
   EXPECT_EQ(r.raw_instructions, 1u);
   EXPECT_EQ(r.passes, 2u);

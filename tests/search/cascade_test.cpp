@@ -2,7 +2,7 @@
 // faster equivalent candidate is accepted — on the corpus kernel vector_add (gfx942).
 #include <gtest/gtest.h>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "search/cascade.h"
 #include "support/error.h"
 #include "support/file_io.h"
@@ -135,7 +135,7 @@ TEST(CascadeTest, AcceptsAFasterEquivalentCandidateAndReverifiesItFromScratch) {
   size_t l = f.line("v_add_f32");
   Edit pad = f.edit({search::make_insertion(l, {"s_nop 7", "s_nop 7", "s_nop 7", "s_nop 7"})});
   program::Program padded = search::apply_edit(*f.parent.program, pad);
-  search::Individual slow = f.cascade.individual(build::rebuild(padded.listing(), "padded"), 7, "padded");
+  search::Individual slow = f.cascade.individual(rebuild::rebuild(padded.listing(), "padded"), 7, "padded");
   ASSERT_GT(slow.cycles, f.parent.cycles);
   const program::Function* fn = slow.program->function("vector_add");
   size_t first = 0;

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "bench/mutants/corpus_kernels.h"
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "search/moves/moves.h"
 #include "support/file_io.h"
@@ -20,7 +20,7 @@ std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR)
 
 codeobj::CodeObject rebuilt(program::Program p) {
   p.update_resources();
-  return codeobj::CodeObject::parse(build::rebuild(p.listing(), "edited"), "edited");
+  return codeobj::CodeObject::parse(rebuild::rebuild(p.listing(), "edited"), "edited");
 }
 
 std::vector<search::Edit> propose(const program::Program& p, const std::string& kernel) {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "search/edit.h"
 #include "search/move.h"
@@ -26,12 +26,12 @@ inline std::string hip_spec(const std::string& kernel) { return std::string(ASME
 
 inline codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();
-  return codeobj::CodeObject::parse(build::rebuild(p.listing(), name), name);
+  return codeobj::CodeObject::parse(rebuild::rebuild(p.listing(), name), name);
 }
 
 // Assembles a listing's text after `edit` changed it (for cases the edit API cannot make, e.g. labels).
 inline codeobj::CodeObject assembled(const std::string& assembly, const std::string& name) {
-  return codeobj::CodeObject::parse(build::rebuild_text(assembly, name), name);
+  return codeobj::CodeObject::parse(rebuild::rebuild_text(assembly, name), name);
 }
 
 inline check::CheckReport checked(const codeobj::CodeObject& co, const std::string& kernel) {

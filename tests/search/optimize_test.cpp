@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "search/optimizer.h"
 #include "support/error.h"
 #include "support/file_io.h"
@@ -49,7 +49,7 @@ std::vector<uint8_t> padded_vector_add() {
       break;
     }
   p.update_resources();
-  return build::rebuild(p.listing(), "padded");
+  return rebuild::rebuild(p.listing(), "padded");
 }
 
 search::KernelJob job(const std::string& kernel) { return {kernel, spec_path(kernel), {emu::load_launch_spec(spec_path(kernel))}}; }

@@ -10,7 +10,7 @@
 #include <map>
 #include <random>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "check/isa.h"
 #include "search/edit.h"
@@ -38,7 +38,7 @@ std::string triton_spec(const std::string& kernel) { return std::string(ASMEVO_S
 
 codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();
-  return codeobj::CodeObject::parse(build::rebuild(p.listing(), name), name);
+  return codeobj::CodeObject::parse(rebuild::rebuild(p.listing(), name), name);
 }
 
 constexpr ScheduleVariant kAllVariants[] = {ScheduleVariant::Full, ScheduleVariant::LoadsOnly, ScheduleVariant::FullFixedWaits,

@@ -2,7 +2,7 @@
 // result checks clean and verifies EQUIVALENT against the original on the emulator.
 #include <gtest/gtest.h>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "search/moves/waitcnt_refine.h"
 #include "support/error.h"
@@ -19,7 +19,7 @@ std::string spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_D
 
 codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();
-  return codeobj::CodeObject::parse(build::rebuild(p.listing(), name), name);
+  return codeobj::CodeObject::parse(rebuild::rebuild(p.listing(), name), name);
 }
 
 verify::Verdict verdict(const codeobj::CodeObject& k0, const codeobj::CodeObject& k1, const std::string& kernel) {

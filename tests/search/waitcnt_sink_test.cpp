@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "search/moves/moves.h"
 #include "support/file_io.h"
@@ -20,7 +20,7 @@ std::string spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_D
 
 codeobj::CodeObject rebuilt(program::Program p) {
   p.update_resources();
-  return codeobj::CodeObject::parse(build::rebuild(p.listing(), "edited"), "edited");
+  return codeobj::CodeObject::parse(rebuild::rebuild(p.listing(), "edited"), "edited");
 }
 
 // vector_add with `lines` inserted in front of its v_add_f32 (right after `s_waitcnt vmcnt(0)`).

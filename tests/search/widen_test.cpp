@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "search/move.h"
 #include "search/moves/widen.h"
@@ -31,7 +31,7 @@ std::string spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_D
 
 codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();
-  return codeobj::CodeObject::parse(build::rebuild(p.listing(), name), name);
+  return codeobj::CodeObject::parse(rebuild::rebuild(p.listing(), name), name);
 }
 
 bool clean(const codeobj::CodeObject& co, const std::string& kernel) {

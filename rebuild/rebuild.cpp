@@ -1,12 +1,12 @@
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 
 #include <regex>
 
-#include "build/assembler.h"
-#include "build/linker.h"
+#include "rebuild/assembler.h"
+#include "rebuild/linker.h"
 #include "support/error.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 
 std::vector<uint8_t> rebuild(const program::Listing& listing, const std::string& name) {
   auto object = assemble_object(listing.to_assembly(false), listing.target, name);
@@ -26,4 +26,4 @@ std::vector<uint8_t> rebuild_text(const std::string& assembly, const std::string
   return link_code_object({object}, name);
 }
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

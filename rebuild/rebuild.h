@@ -7,7 +7,7 @@
 
 #include "program/recover.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 
 // Returns the linked code object. Throws asmevo::Error with assembler diagnostics.
 std::vector<uint8_t> rebuild(const program::Listing& listing, const std::string& name);
@@ -15,4 +15,4 @@ std::vector<uint8_t> rebuild(const program::Listing& listing, const std::string&
 // Same, from assembly text (what `asmevo rebuild IN.s` reads).
 std::vector<uint8_t> rebuild_text(const std::string& assembly, const std::string& name);
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

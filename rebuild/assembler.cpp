@@ -1,4 +1,4 @@
-#include "build/assembler.h"
+#include "rebuild/assembler.h"
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/MC/MCAsmBackend.h>
@@ -28,11 +28,11 @@
 #include <cstdlib>
 #include <memory>
 
-#include "build/llvm_recovery.h"
+#include "rebuild/llvm_recovery.h"
 #include "program/decoder.h"
 #include "support/error.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 constexpr const char* kTriple = "amdgcn-amd-amdhsa";
@@ -182,7 +182,7 @@ std::vector<uint8_t> assemble_object(const std::string& asm_text, const codeobj:
     if (!streamer || !parser || !tap) throw Error("cannot create LLVM AMDGPU asm parser", target.str(), "", kExitInternal);
     parser->setTargetParser(*tap);
 
-    // LLVM's fatal errors come back here instead of ending the process (build/llvm_recovery.h).
+    // LLVM's fatal errors come back here instead of ending the process (rebuild/llvm_recovery.h).
     enable_llvm_recovery();
     llvm::CrashRecoveryContext crc;
     int rc = 0;
@@ -286,4 +286,4 @@ std::vector<uint8_t> encode_instruction(const std::string& text, const codeobj::
   return t.bytes;
 }
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

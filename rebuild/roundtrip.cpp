@@ -1,4 +1,4 @@
-#include "build/roundtrip.h"
+#include "rebuild/roundtrip.h"
 
 #include <fmt/format.h>
 #include <llvm/BinaryFormat/ELF.h>
@@ -6,12 +6,12 @@
 #include <chrono>
 #include <map>
 
-#include "build/rebuild.h"
+#include "rebuild/rebuild.h"
 #include "program/decoder.h"
 #include "program/recover.h"
 #include "support/error.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 using namespace asmevo::codeobj;
@@ -212,4 +212,4 @@ RoundtripResult roundtrip(const CodeObject& original, program::Listing* verified
   return r;
 }
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

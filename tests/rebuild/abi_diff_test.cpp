@@ -1,4 +1,4 @@
-// abi-diff (build/abi_diff.h): identical objects are compatible; launch-setup KD changes,
+// abi-diff (rebuild/abi_diff.h): identical objects are compatible; launch-setup KD changes,
 // kernarg changes, kernel-set, target and code-object-version differences are breaks; resource
 // changes are reported but compatible.
 #include <gtest/gtest.h>
@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "build/abi_diff.h"
+#include "rebuild/abi_diff.h"
 #include "codeobj/code_object.h"
-#include "tests/build/build_test_util.h"
+#include "tests/rebuild/rebuild_test_util.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 using codeobj::CodeObject;
@@ -174,4 +174,4 @@ TEST(AbiDiffCli, ExitCodesAndJson) {
 }
 
 }  // namespace
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

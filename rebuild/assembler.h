@@ -4,7 +4,7 @@
 //
 // Thread safety: every call builds its own LLVM objects (MCContext, subtarget, parser, streamer,
 // writer); nothing is shared between calls except LLVM's read-only target tables. Calls may run
-// concurrently from any number of threads (tests/build/assembler_test.cpp stress-tests this).
+// concurrently from any number of threads (tests/rebuild/assembler_test.cpp stress-tests this).
 //
 // Diagnostics: every LLVM error AND warning becomes one asmevo::Error (warnings from the assembler
 // mean it ignored or changed something in the input, e.g. an ignored directive or a truncated
@@ -18,7 +18,7 @@
 
 #include "codeobj/target.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 
 // Assembles `asm_text` for `target` into an ELF64 relocatable object (ET_REL) and returns its
 // bytes. The text may use everything LLVM 22's AMDGPU assembler accepts: `.amdgcn_target`,
@@ -29,7 +29,7 @@ namespace asmevo::build {
 //
 // Limits: `.amdhsa_code_object_version` 2 or 3 written as a number is refused before assembling
 // (LLVM 22 aborts on it: "Unsupported AMDHSA Code Object Version 3"). LLVM fatal errors and
-// crashes inside the assembler are recovered (build/llvm_recovery.h) and become an asmevo::Error
+// crashes inside the assembler are recovered (rebuild/llvm_recovery.h) and become an asmevo::Error
 // carrying LLVM's message; the LLVM objects of that call are leaked.
 std::vector<uint8_t> assemble_object(const std::string& asm_text, const codeobj::TargetId& target,
                                      const std::string& source_name);
@@ -49,4 +49,4 @@ struct TextSection {
 };
 TextSection text_section_of(const std::vector<uint8_t>& object, const std::string& name);
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

@@ -1,4 +1,4 @@
-#include "build/patch.h"
+#include "rebuild/patch.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -10,10 +10,10 @@
 
 #include "codeobj/code_object.h"
 #include "program/decoder.h"
-#include "build/assembler.h"
+#include "rebuild/assembler.h"
 #include "support/error.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 using codeobj::CodeObject;
@@ -548,4 +548,4 @@ std::vector<PatchEdit> parse_edits_yaml(const std::string& text, const std::stri
   return edits;
 }
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

@@ -18,10 +18,10 @@
 #pragma once
 #include <string>
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 
 void enable_llvm_recovery();
 // The message of the last fatal error recovered on this thread (then cleared).
 std::string take_llvm_fatal_message();
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

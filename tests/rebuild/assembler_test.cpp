@@ -1,4 +1,4 @@
-// The in-process assembler (build/assembler.h) against clang++-22, llvm-mc-22 and ld.lld-22:
+// The in-process assembler (rebuild/assembler.h) against clang++-22, llvm-mc-22 and ld.lld-22:
 // clang's -S output for tiny_kernels.hip, assembled and linked in-process, must give the object
 // llvm-mc gives and the code object ld.lld gives (byte for byte), and everything of the code
 // object that is loaded must equal what clang builds from the same source.
@@ -10,13 +10,13 @@
 #include <regex>
 #include <thread>
 
-#include "build/assembler.h"
-#include "build/linker.h"
+#include "rebuild/assembler.h"
+#include "rebuild/linker.h"
 #include "codeobj/code_object.h"
 #include "support/error.h"
-#include "tests/build/build_test_util.h"
+#include "tests/rebuild/rebuild_test_util.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 using codeobj::CodeObject;
@@ -315,4 +315,4 @@ TEST(EncodeInstruction, Refusals) {
 }
 
 }  // namespace
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

@@ -1,4 +1,4 @@
-// The in-process linker (build/linker.h): lld's ELF driver as a library, many times in one
+// The in-process linker (rebuild/linker.h): lld's ELF driver as a library, many times in one
 // process, from several threads, with errors, and with more than one input object.
 #include <gtest/gtest.h>
 
@@ -7,13 +7,13 @@
 #include <cstdlib>
 #include <thread>
 
-#include "build/assembler.h"
-#include "build/linker.h"
+#include "rebuild/assembler.h"
+#include "rebuild/linker.h"
 #include "codeobj/code_object.h"
 #include "support/error.h"
-#include "tests/build/build_test_util.h"
+#include "tests/rebuild/rebuild_test_util.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 using codeobj::CodeObject;
@@ -66,7 +66,7 @@ TEST(Linker, ArgumentsAreClangsDeviceLink) {
   // matter for bitcode inputs).
   std::string out;
   ASSERT_EQ(test::run(fmt::format("{} -### -x hip -nogpulib --offload-arch=gfx942 --offload-device-only "
-                                  "--no-gpu-bundle-output {}/tests/build/tiny_kernels.hip -o x.co",
+                                  "--no-gpu-bundle-output {}/tests/rebuild/tiny_kernels.hip -o x.co",
                                   ASMEVO_CLANGXX, ASMEVO_SOURCE_DIR),
                       &out),
             0)
@@ -175,4 +175,4 @@ TEST(Linker, ExtraArgumentsArePassed) {
 }
 
 }  // namespace
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

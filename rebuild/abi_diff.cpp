@@ -1,4 +1,4 @@
-#include "build/abi_diff.h"
+#include "rebuild/abi_diff.h"
 
 #include <fmt/format.h>
 #include <llvm/BinaryFormat/ELF.h>
@@ -8,7 +8,7 @@
 
 #include "support/text.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 using codeobj::CodeObject;
@@ -313,4 +313,4 @@ std::string AbiDiff::to_text(const std::string& a_name, const std::string& b_nam
   return s;
 }
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

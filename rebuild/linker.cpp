@@ -1,4 +1,4 @@
-#include "build/linker.h"
+#include "rebuild/linker.h"
 
 #include <lld/Common/Driver.h>
 #include <llvm/Support/raw_ostream.h>
@@ -11,13 +11,13 @@
 #include <mutex>
 #include <unistd.h>
 
-#include "build/llvm_recovery.h"
+#include "rebuild/llvm_recovery.h"
 #include "support/error.h"
 #include "support/file_io.h"
 
 LLD_HAS_DRIVER(elf)
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 std::mutex g_lld_mutex;       // lld's global state admits one link at a time
@@ -107,7 +107,7 @@ std::vector<uint8_t> link_code_object(const std::vector<std::vector<uint8_t>>& r
                   "restart the process; please report the input of the first failed link", kExitInternal);
     llvm::raw_string_ostream out_os(out_text), err_os(err_text);
     // lld's fatal() returns into lldMain's CrashRecoveryContext only with recovery enabled;
-    // otherwise it would _exit() the process (build/llvm_recovery.h).
+    // otherwise it would _exit() the process (rebuild/llvm_recovery.h).
     enable_llvm_recovery();
     result = lld::lldMain(argv, out_os, err_os, {{lld::Gnu, &lld::elf::link}});
     out_os.flush();
@@ -137,4 +137,4 @@ std::vector<uint8_t> link_code_object(const std::vector<std::vector<uint8_t>>& r
   return read_file_bytes(output);
 }
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

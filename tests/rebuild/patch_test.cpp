@@ -1,4 +1,4 @@
-// In-place patching (build/patch.h) on corpus code objects of all three processors: accepted
+// In-place patching (rebuild/patch.h) on corpus code objects of all three processors: accepted
 // edits change only the patched bytes; every refusal is an asmevo::Error with its reason.
 #include <gtest/gtest.h>
 
@@ -7,16 +7,16 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "build/assembler.h"
-#include "build/linker.h"
-#include "build/patch.h"
+#include "rebuild/assembler.h"
+#include "rebuild/linker.h"
+#include "rebuild/patch.h"
 #include "codeobj/code_object.h"
 #include "program/decoder.h"
 #include "support/error.h"
-#include "tests/build/build_test_util.h"
+#include "tests/rebuild/rebuild_test_util.h"
 #include "tests/support/corpus_files.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 using codeobj::CodeObject;
@@ -442,4 +442,4 @@ TEST(PatchCli, ExitCodesAndFiles) {
 }
 
 }  // namespace
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

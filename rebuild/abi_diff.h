@@ -15,7 +15,7 @@
 
 #include "codeobj/code_object.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 
 struct AbiFinding {
   std::string kernel;   // empty for file-level findings
@@ -46,4 +46,4 @@ struct KdFieldRule {
 // The classification table (every KD bit field and the KD's scalar members).
 const std::vector<KdFieldRule>& kd_field_rules();
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

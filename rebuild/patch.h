@@ -1,6 +1,6 @@
 // In-place patching of one kernel's machine code: the fallback for objects that cannot be fully
 // rebuilt, or when nothing but the edited bytes may change. Replacement instructions are encoded
-// with LLVM MC (build/assembler.h) and written over whole instructions; the file layout, every
+// with LLVM MC (rebuild/assembler.h) and written over whole instructions; the file layout, every
 // other byte, the kernel descriptor and the metadata stay exactly as they were.
 //
 // An edit is refused (asmevo::Error, exit code 2, with the reason) when:
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 
 struct PatchEdit {
   uint64_t at = 0;        // offset from the kernel's code start; a virtual address if `absolute`
@@ -69,4 +69,4 @@ std::vector<PatchEdit> parse_edits_yaml(const std::string& text, const std::stri
 // Parses "64", "0x40": throws asmevo::Error naming `what` otherwise.
 uint64_t parse_number(const std::string& text, const std::string& what);
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 
 struct LinkOptions {
   bool no_undefined = true;    // --no-undefined, as clang passes it
@@ -39,4 +39,4 @@ std::vector<uint8_t> link_code_object(const std::vector<std::vector<uint8_t>>& r
 std::vector<std::string> link_arguments(const std::vector<std::string>& inputs, const std::string& output,
                                         const LinkOptions& options);
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

@@ -8,7 +8,7 @@
 
 #include "codeobj/code_object.h"
 
-namespace asmevo::build::test {
+namespace asmevo::rebuild::test {
 
 // <tmp>/asmevo_build_test_<pid>/<name>, created; the process directory is removed at exit.
 std::filesystem::path scratch_dir(const std::string& name);
@@ -19,7 +19,7 @@ int run(const std::string& command, std::string* output = nullptr);
 std::vector<uint8_t> read_bytes(const std::filesystem::path& p);
 void write_bytes(const std::filesystem::path& p, const std::vector<uint8_t>& bytes);
 
-// What clang++-22 produces for tests/build/tiny_kernels.hip (fixed -cuid so runs agree).
+// What clang++-22 produces for tests/rebuild/tiny_kernels.hip (fixed -cuid so runs agree).
 struct ClangOutputs {
   std::string assembly;              // -S
   std::vector<uint8_t> code_object;  // full device compile + link (what `-c`/no flag produce)
@@ -36,4 +36,4 @@ std::vector<std::string> loaded_differences(const std::vector<uint8_t>& a, const
 // A corpus code object by its path relative to <binary>/corpus/hip, e.g. "gfx942/blur_gauss.co".
 std::filesystem::path corpus_path(const std::string& rel);
 
-}  // namespace asmevo::build::test
+}  // namespace asmevo::rebuild::test

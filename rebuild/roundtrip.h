@@ -10,7 +10,7 @@
 #include "codeobj/code_object.h"
 #include "program/recover.h"
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 
 struct Difference {
   std::string what;      // "text", "kernel descriptor", "metadata", "symbol", "e_flags", "section", ...
@@ -40,4 +40,4 @@ std::vector<Difference> compare_code_objects(const codeobj::CodeObject& original
 // rebuild reproduced the original (what `asmevo disasm` prints).
 RoundtripResult roundtrip(const codeobj::CodeObject& original, program::Listing* verified = nullptr);
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild

@@ -1,4 +1,4 @@
-#include "tests/build/build_test_util.h"
+#include "tests/rebuild/rebuild_test_util.h"
 
 #include <fmt/format.h>
 #include <llvm/BinaryFormat/ELF.h>
@@ -13,7 +13,7 @@
 
 #include "tests/support/corpus_files.h"
 
-namespace asmevo::build::test {
+namespace asmevo::rebuild::test {
 std::filesystem::path scratch_dir(const std::string& name) { return asmevo::testing::scratch_dir("build", name); }
 
 int run(const std::string& command, std::string* output) { return asmevo::testing::run_shell(command, output); }
@@ -42,7 +42,7 @@ const ClangOutputs& clang_tiny_kernels(const std::string& arch, unsigned cov) {
   o.co_path = dir / "tiny.co";
   std::string common = fmt::format(
       "{} -x hip -nogpulib -D__AMDGCN_WAVEFRONT_SIZE=64 -O2 --offload-arch={} --offload-device-only "
-      "--no-gpu-bundle-output -cuid=asmevo {} {}/tests/build/tiny_kernels.hip",
+      "--no-gpu-bundle-output -cuid=asmevo {} {}/tests/rebuild/tiny_kernels.hip",
       ASMEVO_CLANGXX, arch, cov ? fmt::format("-mcode-object-version={}", cov) : "", ASMEVO_SOURCE_DIR);
   std::string out;
   if (run(common + " -S -o " + o.s_path.string(), &out) != 0) throw std::runtime_error("clang -S failed:\n" + out);
@@ -93,4 +93,4 @@ std::filesystem::path corpus_path(const std::string& rel) {
   return std::filesystem::path(ASMEVO_BINARY_DIR) / "corpus/hip" / rel;
 }
 
-}  // namespace asmevo::build::test
+}  // namespace asmevo::rebuild::test

@@ -1,4 +1,4 @@
-#include "build/llvm_recovery.h"
+#include "rebuild/llvm_recovery.h"
 
 #include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/ErrorHandling.h>
@@ -6,7 +6,7 @@
 
 #include <mutex>
 
-namespace asmevo::build {
+namespace asmevo::rebuild {
 namespace {
 
 thread_local std::string t_fatal_message;
@@ -38,4 +38,4 @@ std::string take_llvm_fatal_message() {
   return m;
 }
 
-}  // namespace asmevo::build
+}  // namespace asmevo::rebuild
