@@ -1,5 +1,7 @@
 #include "search/edit.h"
 
+#include "support/line_diff.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -87,38 +89,29 @@ program::Program apply_edit(const program::Program& parent, const Edit& edit) {
 }
 
 Edit diff_edit(const program::Program& parent, const program::Program& child, const std::string& kernel) {
-  const size_t n = parent.text_line_count(), m = child.text_line_count();
-  size_t pre = 0;
-  while (pre < n && pre < m && parent.text_line(pre).text == child.text_line(pre).text) ++pre;
-  size_t suf = 0;
-  while (suf < n - pre && suf < m - pre && parent.text_line(n - 1 - suf).text == child.text_line(m - 1 - suf).text) ++suf;
-  const size_t a = n - pre - suf, b = m - pre - suf;  // the differing middles
-  if (a * b > 50'000'000) throw Error(fmt::format("the two programs differ over {} x {} lines; too large to diff", a, b), "edit");
-  // LCS table over the middles, then walk it into runs of changed lines.
-  std::vector<uint32_t> lcs((a + 1) * (b + 1), 0);
-  auto at = [&](size_t i, size_t j) -> uint32_t& { return lcs[i * (b + 1) + j]; };
-  for (size_t i = a; i-- > 0;)
-    for (size_t j = b; j-- > 0;)
-      at(i, j) = parent.text_line(pre + i).text == child.text_line(pre + j).text ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+  const size_t n = parent.text_line_count();
+  std::vector<std::string> a, b;
+  a.reserve(n);
+  for (size_t i = 0; i < n; ++i) a.push_back(parent.text_line(i).text);
+  for (size_t i = 0; i < child.text_line_count(); ++i) b.push_back(child.text_line(i).text);
+  const LineDiff d = diff_lines(a, b, 50'000'000);
+  if (d.whole_replacement) throw Error("the two programs differ over too many lines to diff", "edit");
+  // Runs of changed lines become hunks.
   Edit e;
   e.kernel = kernel;
-  size_t i = 0, j = 0;
-  while (i < a || j < b) {
-    if (i < a && j < b && parent.text_line(pre + i).text == child.text_line(pre + j).text) {
-      ++i, ++j;
+  for (size_t k = 0; k < d.ops.size();) {
+    if (d.ops[k].kind == DiffOp::kEqual) {
+      ++k;
       continue;
     }
     Hunk h;
-    h.first = pre + i;
-    while (i < a || j < b) {
-      if (i < a && j < b && parent.text_line(pre + i).text == child.text_line(pre + j).text) break;
-      if (j < b && (i == a || at(i, j + 1) >= at(i + 1, j))) h.lines.push_back(child.text_line(pre + j++).text);
-      else h.before.push_back(parent.text_line(pre + i++).text);
-    }
+    h.first = d.ops[k].a_line;
+    for (; k < d.ops.size() && d.ops[k].kind != DiffOp::kEqual; ++k)
+      (d.ops[k].kind == DiffOp::kInsert ? h.lines : h.before).push_back(d.ops[k].kind == DiffOp::kInsert ? b[d.ops[k].b_line] : a[d.ops[k].a_line]);
     h.count = h.before.size();
-    for (size_t k = h.first; k < h.first + h.count; ++k)
-      if (parent.text_line(k).kind != program::Line::Instr && parent.text_line(k).kind != program::Line::RawInstr)
-        throw Error(fmt::format("line {} ('{}') differs but is not an instruction", k, parent.text_line(k).text), "edit");
+    for (size_t i = h.first; i < h.first + h.count; ++i)
+      if (parent.text_line(i).kind != program::Line::Instr && parent.text_line(i).kind != program::Line::RawInstr)
+        throw Error(fmt::format("line {} ('{}') differs but is not an instruction", i, parent.text_line(i).text), "edit");
     // An insertion must sit in front of an instruction line.
     if (h.count == 0 && (h.first >= n || (parent.text_line(h.first).kind != program::Line::Instr &&
                                          parent.text_line(h.first).kind != program::Line::RawInstr)))

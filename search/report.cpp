@@ -1,6 +1,8 @@
 // The HTML report of an experiment store (search/report.h).
 #include "search/report.h"
 
+#include "support/line_diff.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -34,44 +36,6 @@ std::string html_escape(std::string_view raw) {
     }
   }
   return out;
-}
-
-std::vector<DiffOp> diff_lines(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  std::vector<DiffOp> ops;
-  size_t pre = 0;
-  while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
-  size_t suf = 0;
-  while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) ++suf;
-  for (size_t i = 0; i < pre; ++i) ops.push_back({DiffOp::kEqual, i, i});
-  const size_t n = a.size() - pre - suf, m = b.size() - pre - suf;
-  // Edits are local, so the middle is usually a few lines; the LCS table is bounded so that a
-  // wholesale rewrite costs at most ~16 MB instead of n*m.
-  constexpr size_t kMaxCells = 4'000'000;
-  if (n > 0 && m > 0 && (n + 1) * (m + 1) <= kMaxCells) {
-    std::vector<uint32_t> L((n + 1) * (m + 1), 0);  // L[i][j]: LCS of a[pre+i..] and b[pre+j..]
-    auto at = [&](size_t i, size_t j) -> uint32_t& { return L[i * (m + 1) + j]; };
-    for (size_t i = n; i-- > 0;)
-      for (size_t j = m; j-- > 0;)
-        at(i, j) = a[pre + i] == b[pre + j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
-    size_t i = 0, j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && a[pre + i] == b[pre + j]) {
-        ops.push_back({DiffOp::kEqual, pre + i, pre + j});
-        ++i, ++j;
-      } else if (j < m && (i == n || at(i, j + 1) > at(i + 1, j))) {
-        ops.push_back({DiffOp::kInsert, pre + i, pre + j});
-        ++j;
-      } else {
-        ops.push_back({DiffOp::kDelete, pre + i, pre + j});
-        ++i;
-      }
-    }
-  } else {
-    for (size_t i = 0; i < n; ++i) ops.push_back({DiffOp::kDelete, pre + i, pre});
-    for (size_t j = 0; j < m; ++j) ops.push_back({DiffOp::kInsert, pre + n, pre + j});
-  }
-  for (size_t k = 0; k < suf; ++k) ops.push_back({DiffOp::kEqual, pre + n + k, pre + m + k});
-  return ops;
 }
 
 namespace {
@@ -350,7 +314,7 @@ std::string cyc(const std::optional<double>& c) { return c ? num(*c, 0) : ""; }
 
 // The changed regions of parent → child with `context` unchanged lines around each.
 std::string side_by_side(const Listing& a, const Listing& b, size_t context = 3) {
-  auto ops = diff_lines(a.lines, b.lines);
+  auto ops = diff_lines(a.lines, b.lines).ops;
   std::vector<bool> keep(ops.size(), false);
   for (size_t i = 0; i < ops.size(); ++i)
     if (ops[i].kind != DiffOp::kEqual)

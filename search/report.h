@@ -17,15 +17,6 @@ namespace asmevo::search {
 // UTF-8 become \xNN first.
 std::string html_escape(std::string_view s);
 
-// One step of a line diff between listings: lines a[a_line] and b[b_line] are equal (kEqual), or
-// a[a_line] is removed (kDelete), or b[b_line] is added (kInsert).
-struct DiffOp {
-  enum Kind { kEqual, kDelete, kInsert } kind;
-  size_t a_line = 0, b_line = 0;
-};
-// A shortest-edit line diff (longest common subsequence after trimming the common prefix and
-// suffix; a middle too large for that is reported as one replacement).
-std::vector<DiffOp> diff_lines(const std::vector<std::string>& a, const std::vector<std::string>& b);
 
 // The report of the store at `db_path`, opened read-only (the file is never changed). Throws
 // asmevo::Error (exit code 2) when it is missing or not an AsmEvo store.

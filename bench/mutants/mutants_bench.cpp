@@ -14,7 +14,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
-#include "bench/mutants/corpus_kernels.h"
+#include "corpus/index/corpus.h"
 #include "bench/mutants/mutation.h"
 #include "support/error.h"
 #include "support/file_io.h"
@@ -80,7 +80,7 @@ Args parse_args(int argc, char** argv) {
 int main(int argc, char** argv) try {
   Args args = parse_args(argc, argv);
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<mutants::CorpusKernel> kernels = mutants::corpus_kernels(args.arch, args.kernels);
+  std::vector<corpus::Kernel> kernels = corpus::kernels(args.arch, args.kernels);
   auto backend = verify::make_emulator_backend();
   std::map<std::string, Row> rows, rewrite_rows;
   nlohmann::json survivors = nlohmann::json::array(), rejections = nlohmann::json::array();
@@ -111,7 +111,7 @@ int main(int argc, char** argv) try {
           Row& row = (rewrite ? rewrite_rows : rows)[op];
           std::optional<codeobj::CodeObject> built;
           try {
-            built = codeobj::CodeObject::parse(mutants::build_mutant(prog, m), k.kernel + "-mutant");
+            built = codeobj::CodeObject::parse(mutants::build_mutant(prog, m), k.name + "-mutant");
           } catch (const Error&) {
             ++row.unbuildable;
             continue;  // not valid assembly (or over a limit): not a mutant
@@ -120,7 +120,7 @@ int main(int argc, char** argv) try {
           ++taken;
           ++row.mutants;
           verify::VerifyReport r = verify::verify_candidate(ref, k1, fast);
-          nlohmann::json entry = {{"kernel", k.kernel}, {"op", op}, {"address", fmt::format("0x{:x}", m.address)},
+          nlohmann::json entry = {{"kernel", k.name}, {"op", op}, {"address", fmt::format("0x{:x}", m.address)},
                                   {"diff", m.diff()}, {"verdict", verify::verdict_name(r.verdict)}, {"summary", r.summary}};
           switch (r.verdict) {
             case verify::Verdict::Different: ++row.different; break;
@@ -139,7 +139,7 @@ int main(int argc, char** argv) try {
           entry["edit_executed"] = executed;
           if (r.verdict == verify::Verdict::Equivalent && !executed) ++row.survived_unexecuted;
           if (r.verdict == verify::Verdict::Equivalent && executed) {
-            std::string why = mutants::known_equivalent(prog, k.kernel, m);
+            std::string why = mutants::known_equivalent(prog, k.name, m);
             entry["known_equivalent"] = why;
             if (!why.empty()) ++row.survived_equivalent;
           }
@@ -154,10 +154,10 @@ int main(int argc, char** argv) try {
         }
       }
     };
-    run_set(mutants::generate_mutants(prog, k.kernel), mutants::mutation_operators(), args.per_op, false);
-    run_set(mutants::generate_rewrites(prog, k.kernel), mutants::rewrite_operators(), args.rewrites, true);
-    per_kernel.push_back({{"kernel", k.kernel}, {"file", k.code_object}, {"mutants", kernel_mutants}, {"killed", kernel_killed}});
-    std::cerr << fmt::format("{:32s} {:4d} mutants, {:4d} killed\n", k.kernel, kernel_mutants, kernel_killed);
+    run_set(mutants::generate_mutants(prog, k.name), mutants::mutation_operators(), args.per_op, false);
+    run_set(mutants::generate_rewrites(prog, k.name), mutants::rewrite_operators(), args.rewrites, true);
+    per_kernel.push_back({{"kernel", k.name}, {"file", k.code_object}, {"mutants", kernel_mutants}, {"killed", kernel_killed}});
+    std::cerr << fmt::format("{:32s} {:4d} mutants, {:4d} killed\n", k.name, kernel_mutants, kernel_killed);
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "bench/mutants/corpus_kernels.h"
+#include "corpus/index/corpus.h"
 #include "search/optimizer.h"
 #include "search/store.h"
 #include "support/error.h"
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    const auto kernels = mutants::corpus_kernels(arch, split(only));
+    const auto kernels = corpus::kernels(arch, split(only));
     const fs::path tmp = fs::temp_directory_path() / fmt::format("asmevo-speedups-{}", ::getpid());
     fs::create_directories(tmp);
     search::OptimizeOptions o;
@@ -83,8 +83,8 @@ int main(int argc, char** argv) {
       std::string moves, verdict, error;
       search::KernelOutcome out;
       try {
-        search::Store store((tmp / (k.kernel + ".sqlite")).string());
-        search::KernelJob job{k.kernel, k.spec, {emu::load_launch_spec(k.spec)}};
+        search::Store store((tmp / (k.name + ".sqlite")).string());
+        search::KernelJob job{k.name, k.spec, {emu::load_launch_spec(k.spec)}};
         auto r = search::optimize(read_file_bytes(k.code_object), k.code_object, {job}, store, o, "speedups_bench");
         out = r.kernels.at(0);
         for (const auto& [m, n] : out.accepted_moves) moves += (moves.empty() ? "" : ", ") + fmt::format("{} x{}", m, n);
@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       total_s += secs;
       if (!error.empty()) {
-        std::cout << fmt::format("{:<34} ERROR {}\n", k.kernel, error);
-        rows.push_back({{"kernel", k.kernel}, {"error", error}});
+        std::cout << fmt::format("{:<34} ERROR {}\n", k.name, error);
+        rows.push_back({{"kernel", k.name}, {"error", error}});
         continue;
       }
       const double s = out.speedup();
@@ -105,11 +105,11 @@ int main(int argc, char** argv) {
       max_speedup = std::max(max_speedup, s);
       improved += s > 1.0;
       total_candidates += out.candidates_this_run;
-      std::cout << fmt::format("{:<34} {:>11.3f} {:>11.3f} {:>7.3f}x {:>6} {:>5} {:<11} {:>6.1f}  {}\n", k.kernel, out.baseline_us,
+      std::cout << fmt::format("{:<34} {:>11.3f} {:>11.3f} {:>7.3f}x {:>6} {:>5} {:<11} {:>6.1f}  {}\n", k.name, out.baseline_us,
                                out.best_us, s, out.candidates_this_run, out.accepted, verdict, secs, moves.empty() ? "-" : moves)
                 << std::flush;
       nlohmann::json rejected = out.rejected_at;
-      rows.push_back({{"kernel", k.kernel}, {"code_object", k.code_object}, {"baseline_us", out.baseline_us}, {"best_us", out.best_us},
+      rows.push_back({{"kernel", k.name}, {"code_object", k.code_object}, {"baseline_us", out.baseline_us}, {"best_us", out.best_us},
                       {"baseline_cycles", out.baseline_cycles}, {"best_cycles", out.best_cycles}, {"speedup", s},
                       {"candidates", out.candidates_this_run}, {"accepted", out.accepted}, {"final_verdict", out.final_verdict},
                       {"accepted_moves", out.accepted_moves}, {"rejected_at", rejected}, {"seconds", secs}});

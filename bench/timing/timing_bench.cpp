@@ -21,6 +21,7 @@
 #include "timing/backend.h"
 #include "timing/llvm_sched.h"
 #include "timing/profile.h"
+#include "corpus/index/corpus.h"
 
 namespace fs = std::filesystem;
 using namespace asmevo;
@@ -33,29 +34,8 @@ struct Case {
 
 std::vector<Case> corpus(const std::string& arch) {
   std::vector<Case> out;
-  std::map<std::string, std::string> object_of;
-  const std::string hip = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/" + arch;
-  if (fs::exists(hip))
-    for (const auto& e : fs::directory_iterator(hip)) {
-      if (e.path().extension() != ".co") continue;
-      auto co = codeobj::CodeObject::parse(read_file_bytes(e.path().string()), e.path().string());
-      for (const auto& k : co.kernels())
-        if (!object_of.count(k.name) || e.path().string() < object_of[k.name]) object_of[k.name] = e.path().string();
-    }
-  std::vector<fs::path> specs;
-  for (const auto& e : fs::directory_iterator(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch")) specs.push_back(e.path());
-  std::sort(specs.begin(), specs.end());
-  for (const auto& p : specs) {
-    auto spec = emu::load_launch_spec(p.string());
-    if (object_of.count(spec.kernel)) out.push_back({"hip/" + p.stem().string(), object_of[spec.kernel], p.string()});
-  }
-  std::vector<fs::path> tspecs;
-  for (const auto& e : fs::directory_iterator(std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch")) tspecs.push_back(e.path());
-  std::sort(tspecs.begin(), tspecs.end());
-  for (const auto& p : tspecs) {
-    fs::path obj = fs::path(ASMEVO_SOURCE_DIR) / "corpus/triton" / arch / (p.stem().string() + ".hsaco");
-    if (fs::exists(obj)) out.push_back({"triton/" + p.stem().string(), obj.string(), p.string()});
-  }
+  for (const auto& k : corpus::kernels(arch))
+    out.push_back({std::string(corpus::set_name(k.set)) + "/" + fs::path(k.spec).stem().string(), k.code_object, k.spec});
   return out;
 }
 

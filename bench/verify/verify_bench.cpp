@@ -4,7 +4,7 @@
 // listing, so every run is compared in full (no early exit).
 #include <benchmark/benchmark.h>
 
-#include "bench/mutants/corpus_kernels.h"
+#include "corpus/index/corpus.h"
 #include "bench/mutants/mutation.h"
 #include "rebuild/rebuild.h"
 #include "program/program.h"
@@ -21,7 +21,7 @@ struct Case {
 };
 
 Case load(const std::string& kernel) {
-  auto k = mutants::corpus_kernels("gfx942", {kernel}).at(0);
+  auto k = corpus::kernels("gfx942", {kernel}).at(0);
   auto k0 = codeobj::CodeObject::parse(read_file_bytes(k.code_object), k.code_object);
   auto p = program::Program::recover(k0);
   p.touch(kernel);

@@ -26,6 +26,7 @@
 #include "search/optimizer.h"
 #include "support/error.h"
 #include "support/file_io.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 using nlohmann::json;
@@ -104,7 +105,7 @@ struct Padded {
 
 Padded padded_vector_add() {
   static Padded cached = [] {
-    auto k0 = read_file_bytes(std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/vector_add.co");
+    auto k0 = read_file_bytes(corpus::hip_object("gfx942", "vector_add.co"));
     auto co = codeobj::CodeObject::parse(k0, "vector_add.co");
     auto p = program::Program::recover(co);
     const program::Function* f = p.function("vector_add");
@@ -147,7 +148,7 @@ AgentRun optimize_with_agent(const fs::path& db, const agent::LlmOptions& lo, co
   Padded k0 = padded_vector_add();
   search::KernelJob job;
   job.kernel = "vector_add";
-  job.spec_path = std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/vector_add.yaml";
+  job.spec_path = corpus::hip_spec("vector_add");
   job.specs = {emu::load_launch_spec(job.spec_path)};
   search::OptimizeOptions o;
   o.budget = 20;
@@ -539,7 +540,7 @@ TEST(AgentCli, LlmOptionsReachTheOptimizerAndLlmWithoutEndpointIsAnError) {
   write_file_atomic((dir / "padded.co").string(), k0.bytes);
   cli::OptimizeCommandOptions o;
   o.file = (dir / "padded.co").string();
-  o.launches = {std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/vector_add.yaml"};
+  o.launches = {corpus::hip_spec("vector_add")};
   o.output = (dir / "out.co").string();
   o.budget = 10;
   o.proposers = "llm";

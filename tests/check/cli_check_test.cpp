@@ -7,6 +7,7 @@
 
 #include "support/file_io.h"
 #include "tests/check/check_test_util.h"
+#include "corpus/index/corpus.h"
 
 namespace asmevo::check {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 using test::run;
 
 std::string cli() { return ASMEVO_CLI; }
-std::string corpus_file() { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/vector_add.co"; }
+std::string corpus_file() { return corpus::hip_object("gfx942", "vector_add.co"); }
 
 TEST(CliCheckTest, CleanFileExitsZero) {
   std::string out;

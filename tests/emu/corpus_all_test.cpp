@@ -19,6 +19,7 @@
 #include "program/decoder.h"
 #include "support/file_io.h"
 #include "tests/emu/emu_test_util.h"
+#include "corpus/index/corpus.h"
 
 namespace asmevo::emu::test {
 namespace {
@@ -27,8 +28,7 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> spec_names() {
   std::vector<std::string> v;
-  for (const auto& e : fs::directory_iterator(source_dir() + "/corpus/hip/launch"))
-    if (e.path().extension() == ".yaml") v.push_back(e.path().stem().string());
+  for (const auto& k : corpus::kernels("gfx942", corpus::Set::hip)) v.push_back(fs::path(k.spec).stem().string());
   std::sort(v.begin(), v.end());
   return v;
 }
@@ -37,7 +37,7 @@ class EveryHipKernel : public ::testing::TestWithParam<std::tuple<std::string, s
 
 TEST_P(EveryHipKernel, MatchesItsReferenceOnSpecAndFreshInputs) {
   auto [arch, spec] = GetParam();
-  run_corpus_kernel(arch, spec, load_launch_spec(source_dir() + "/corpus/hip/launch/" + spec + ".yaml").seed, 2);
+  run_corpus_kernel(arch, spec, load_launch_spec(corpus::hip_spec(spec)).seed, 2);
   std::random_device rd;
   uint64_t fresh = (static_cast<uint64_t>(rd()) << 32) | rd();
   SCOPED_TRACE(fmt::format("fresh seed {}", fresh));

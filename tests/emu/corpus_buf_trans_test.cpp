@@ -31,6 +31,7 @@
 #include "support/error.h"
 #include "support/file_io.h"
 #include "tests/emu/emu_test_util.h"
+#include "corpus/index/corpus.h"
 
 namespace asmevo::emu::test {
 namespace {
@@ -344,9 +345,9 @@ TEST_P(TritonFamilies, MatchesReference) {
   auto [arch, kernel] = GetParam();
   uint64_t seed = fresh_seed();
   SCOPED_TRACE(fmt::format("seed {}", seed));
-  std::string co_path = source_dir() + "/corpus/triton/" + arch + "/" + kernel + ".hsaco";
+  std::string co_path = corpus::triton_object(arch, kernel);
   Loaded L;
-  if (!run(co_path, source_dir() + "/corpus/triton/launch/" + kernel + ".yaml", seed, 2, L)) {
+  if (!run(co_path, corpus::triton_spec(kernel), seed, 2, L)) {
     if (!HasFailure()) GTEST_SKIP() << skip_reason(co_path, kernel);
     return;
   }

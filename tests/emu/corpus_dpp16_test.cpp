@@ -28,6 +28,7 @@
 #include "program/decoder.h"
 #include "support/file_io.h"
 #include "tests/emu/emu_test_util.h"
+#include "corpus/index/corpus.h"
 
 namespace asmevo::emu::test {
 namespace {
@@ -167,9 +168,9 @@ class TritonDpp : public ::testing::TestWithParam<std::tuple<std::string, std::s
 
 TEST_P(TritonDpp, MatchesReference) {
   auto [arch, kernel] = GetParam();
-  std::string co_path = source_dir() + "/corpus/triton/" + arch + "/" + kernel + ".hsaco";
+  std::string co_path = corpus::triton_object(arch, kernel);
   ASSERT_TRUE(std::filesystem::exists(co_path)) << co_path;
-  LaunchSpec spec = load_launch_spec(source_dir() + "/corpus/triton/launch/" + kernel + ".yaml");
+  LaunchSpec spec = load_launch_spec(corpus::triton_spec(kernel));
   std::random_device rd;
   spec.seed = (static_cast<uint64_t>(rd()) << 32) | rd();
   SCOPED_TRACE(fmt::format("{} {} seed {}", arch, kernel, spec.seed));

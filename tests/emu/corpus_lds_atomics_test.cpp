@@ -20,6 +20,7 @@
 #include "support/error.h"
 #include "support/file_io.h"
 #include "tests/emu/emu_test_util.h"
+#include "corpus/index/corpus.h"
 
 namespace asmevo::emu::test {
 namespace {
@@ -31,9 +32,9 @@ namespace {
 TEST(CorpusLdsAtomicsTriton, MatmulMatchesReference) {
   for (const char* arch : {"gfx90a", "gfx942", "gfx950"}) {
     SCOPED_TRACE(arch);
-    std::string path = source_dir() + "/corpus/triton/" + arch + "/matmul_kernel.hsaco";
+    std::string path = corpus::triton_object(arch, "matmul_kernel");
     ASSERT_TRUE(std::filesystem::exists(path)) << path;
-    LaunchSpec spec = load_launch_spec(source_dir() + "/corpus/triton/launch/matmul_kernel.yaml");
+    LaunchSpec spec = load_launch_spec(corpus::triton_spec("matmul_kernel"));
     std::random_device rd;
     spec.seed = (static_cast<uint64_t>(rd()) << 32) | rd();
     SCOPED_TRACE(fmt::format("seed {}", spec.seed));
@@ -97,10 +98,10 @@ struct TritonRun {
 };
 std::unique_ptr<TritonRun> run_triton(const std::string& arch, const std::string& kernel) {
   auto r = std::make_unique<TritonRun>();
-  std::string path = source_dir() + "/corpus/triton/" + arch + "/" + kernel + ".hsaco";
+  std::string path = corpus::triton_object(arch, kernel);
   EXPECT_TRUE(std::filesystem::exists(path)) << path;
   if (!std::filesystem::exists(path)) return nullptr;
-  r->spec = load_launch_spec(source_dir() + "/corpus/triton/launch/" + kernel + ".yaml");
+  r->spec = load_launch_spec(corpus::triton_spec(kernel));
   std::random_device rd;
   r->spec.seed = (static_cast<uint64_t>(rd()) << 32) | rd();
   r->co = std::make_unique<codeobj::CodeObject>(codeobj::CodeObject::parse(read_file_bytes(path), path));

@@ -8,6 +8,7 @@
 #include "support/error.h"
 #include "support/file_io.h"
 #include "tests/emu/emu_test_util.h"
+#include "corpus/index/corpus.h"
 
 namespace asmevo::emu::test {
 namespace {
@@ -19,7 +20,7 @@ void expect_refused(const std::string& field, uint32_t value, const std::string&
   kd.set(field, value);
   co.write_kernel_descriptor("vector_add", kd);
   auto edited = codeobj::CodeObject::parse(co.write(), "edited");
-  auto spec = load_launch_spec(source_dir() + "/corpus/hip/launch/vector_add.yaml");
+  auto spec = load_launch_spec(corpus::hip_spec("vector_add"));
   try {
     prepare_launch(edited, *edited.kernel("vector_add"), spec, 1);
     FAIL() << field << "=" << value << " was accepted";

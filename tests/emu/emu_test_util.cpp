@@ -21,6 +21,7 @@
 #include "program/decoder.h"
 #include "support/error.h"
 #include "support/file_io.h"
+#include "corpus/index/corpus.h"
 
 namespace fs = std::filesystem;
 
@@ -200,7 +201,7 @@ double element(const std::string& dtype, const uint8_t* p) {
 
 void run_corpus_kernel_impl(const std::string& arch, const std::string& spec_name, uint64_t seed, unsigned threads,
                             std::vector<std::vector<uint8_t>>* outputs) {
-  LaunchSpec spec = load_launch_spec(source_dir() + "/corpus/hip/launch/" + spec_name + ".yaml");
+  LaunchSpec spec = load_launch_spec(corpus::hip_spec(spec_name));
   spec.seed = seed;
   std::string path = object_for(arch, spec.kernel);
   ASSERT_FALSE(path.empty()) << "no corpus object for " << arch << " holds " << spec.kernel << " (build asmevo_corpus_hip)";

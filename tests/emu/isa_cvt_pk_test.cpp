@@ -18,6 +18,7 @@
 #include "program/decoder.h"
 #include "support/file_io.h"
 #include "tests/emu/emu_test_util.h"
+#include "corpus/index/corpus.h"
 
 namespace asmevo::emu::test {
 namespace {
@@ -122,9 +123,9 @@ TEST(CvtPk, Gfx950Ocp) {
 // (_fp8_quant + fp8_round: RNE, saturating at +-max); tolerance its _FP8 = (atol 2e-3, rtol 0.126),
 // one e4m3 ulp: the kernel's x/scale is an f32 division the compiler may lower with v_rcp_f32.
 void run_fp8_quant(const std::string& arch, const std::string& kernel, lowp::F8 fmt, double fmax) {
-  std::string co_path = source_dir() + "/corpus/triton/" + arch + "/" + kernel + ".hsaco";
+  std::string co_path = corpus::triton_object(arch, kernel);
   if (!std::filesystem::exists(co_path)) GTEST_SKIP() << co_path;
-  LaunchSpec spec = load_launch_spec(source_dir() + "/corpus/triton/launch/" + kernel + ".yaml");
+  LaunchSpec spec = load_launch_spec(corpus::triton_spec(kernel));
   std::random_device rd;
   spec.seed = (static_cast<uint64_t>(rd()) << 32) | rd();
   SCOPED_TRACE(fmt::format("seed {}", spec.seed));

@@ -14,6 +14,7 @@
 #include "codeobj/container.h"
 #include "support/file_io.h"
 #include "tests/support/corpus_files.h"
+#include "corpus/index/corpus.h"
 
 using asmevo::testing::CorpusFile;
 using asmevo::testing::run_command;
@@ -103,7 +104,7 @@ TEST(Containers, HostSharedLibrariesYieldTheirFatbinCodeObjects) {
 
 TEST(Cli, MalformedInputExitsWithCodeTwoAndAClearMessage) {
   std::string dir = temp_dir();
-  auto good = asmevo::read_file_bytes(std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/softmax.co");
+  auto good = asmevo::read_file_bytes(corpus::hip_object("gfx942", "softmax.co"));
   auto truncated = good;
   truncated.resize(good.size() / 3);
   std::string path = dir + "/truncated.co";

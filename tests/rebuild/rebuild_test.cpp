@@ -19,6 +19,7 @@
 #include "support/error.h"
 #include "support/file_io.h"
 #include "tests/support/corpus_files.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 using asmevo::testing::CorpusFile;
@@ -174,7 +175,7 @@ TEST_P(Edits, ShrinkingTheFirstOfTwoKernelsKeepsTheSecondAligned) {
   // A kernel's code entry must be 256-byte aligned (AMDGPUUsage, kernel descriptor). The padding
   // between kernels is recovered as `.p2align 8`, not as a fixed run of s_nop, so deleting or
   // inserting instructions in the first kernel re-pads before the second.
-  const std::string path = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/" + GetParam() + "/prefix_scan.co";
+  const std::string path = corpus::hip_object(GetParam(), "prefix_scan.co");
   auto co = load(path);
   for (int delta : {-1, +1}) {
     auto p = program::Program::recover(co);

@@ -6,13 +6,14 @@
 #include "search/cascade.h"
 #include "support/error.h"
 #include "support/file_io.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 using search::Edit;
 
 namespace {
 
-std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
+std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
 
 // vector_add with a launch shape that has no tail (every lane in range) first, and a tail launch
 // second: a missing bounds check passes the quick run and fails full verification.
@@ -165,7 +166,7 @@ TEST(CascadeTest, AbiStageRejectsACandidateThatCannotReplaceK0) {
   // guards against parents and proposers that change more: here the parent is vector_add built for
   // gfx90a, and any edit of it is refused before it runs.
   Fixture f;
-  search::Individual other = f.cascade.individual(read_file_bytes(std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx90a/vector_add.co"), 9, "gfx90a");
+  search::Individual other = f.cascade.individual(read_file_bytes(corpus::hip_object("gfx90a", "vector_add.co")), 9, "gfx90a");
   const program::Function* fn = other.program->function("vector_add");
   size_t l = 0;
   for (size_t i = fn->begin; i < fn->end && !l; ++i)

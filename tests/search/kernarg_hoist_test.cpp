@@ -5,18 +5,19 @@
 
 #include <random>
 
-#include "bench/mutants/corpus_kernels.h"
+#include "corpus/index/corpus.h"
 #include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "search/moves/moves.h"
 #include "support/file_io.h"
 #include "verify/verify.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 
 namespace {
 
-std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
+std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
 
 codeobj::CodeObject rebuilt(program::Program p) {
   p.update_resources();
@@ -57,7 +58,7 @@ TEST(KernargHoistTest, VectorAddLoadsItsPointersAtTheEntry) {
   EXPECT_TRUE(check::check_code_object(k1, opts).clean());
   EXPECT_GT(k1.kernel("vector_add")->kd.sgpr_blocks(), 0u);
   auto backend = verify::make_emulator_backend(2);
-  verify::Reference ref(*backend, k0, {emu::load_launch_spec(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/vector_add.yaml")});
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(corpus::hip_spec("vector_add"))});
   EXPECT_EQ(verify::verify_candidate(ref, k1).verdict, verify::Verdict::Equivalent);
 }
 
@@ -72,7 +73,7 @@ TEST(KernargHoistTest, LeavesLoadsAWriteOfTheKernargPointerReaches) {
 }
 
 TEST(KernargHoistTest, LeavesKernargPreloadKernelsAlone) {
-  const std::string triton = std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/gfx942/vector_add_kernel.hsaco";
+  const std::string triton = corpus::triton_object("gfx942", "vector_add_kernel");
   auto k0 = codeobj::CodeObject::parse(read_file_bytes(triton), triton);
   ASSERT_GT(k0.kernel("vector_add_kernel")->kd.kernarg_preload_length(), 0u);
   EXPECT_TRUE(propose(program::Program::recover(k0), "vector_add_kernel").empty());
@@ -80,21 +81,21 @@ TEST(KernargHoistTest, LeavesKernargPreloadKernelsAlone) {
 
 TEST(KernargHoistTest, EveryEditOnTheHipCorpusChecksCleanAndVerifiesEquivalent) {
   size_t changed = 0, kernels = 0;
-  for (const auto& k : mutants::corpus_kernels("gfx942")) {
+  for (const auto& k : corpus::kernels("gfx942")) {
     if (k.code_object.find("/corpus/hip/") == std::string::npos) continue;
     ++kernels;
     auto k0 = codeobj::CodeObject::parse(read_file_bytes(k.code_object), k.code_object);
     auto p = program::Program::recover(k0);
-    for (const auto& e : propose(p, k.kernel)) {
+    for (const auto& e : propose(p, k.name)) {
       ++changed;
       auto k1 = rebuilt(search::apply_edit(p, e));
       check::CheckOptions opts;
-      opts.kernel = k.kernel;
+      opts.kernel = k.name;
       auto report = check::check_code_object(k1, opts);
-      EXPECT_TRUE(report.clean()) << k.kernel << "\n" << e.diff() << report.to_text();
+      EXPECT_TRUE(report.clean()) << k.name << "\n" << e.diff() << report.to_text();
       auto backend = verify::make_emulator_backend(2);
       verify::Reference ref(*backend, k0, {emu::load_launch_spec(k.spec)});
-      EXPECT_EQ(verify::verify_candidate(ref, k1).verdict, verify::Verdict::Equivalent) << k.kernel << "\n" << e.diff();
+      EXPECT_EQ(verify::verify_candidate(ref, k1).verdict, verify::Verdict::Equivalent) << k.name << "\n" << e.diff();
     }
   }
   EXPECT_GT(kernels, 30u);

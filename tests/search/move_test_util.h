@@ -12,6 +12,7 @@
 
 #include "rebuild/rebuild.h"
 #include "check/check.h"
+#include "corpus/index/corpus.h"
 #include "search/edit.h"
 #include "search/move.h"
 #include "support/error.h"
@@ -21,8 +22,8 @@
 namespace asmevo::movetest {
 
 inline codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
-inline std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
-inline std::string hip_spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/" + kernel + ".yaml"; }
+inline std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
+inline std::string hip_spec(const std::string& kernel) { return corpus::hip_spec(kernel); }
 
 inline codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();
@@ -66,25 +67,10 @@ struct CorpusKernel {
   std::string path, kernel, spec, label;
 };
 
-// Every kernel of the HIP corpus (built) and of the Triton corpus (committed) for `arch`, with its spec.
+// Every corpus kernel of `arch` with its spec (corpus/index/corpus.h).
 inline std::vector<CorpusKernel> corpus(const std::string& arch = "gfx942") {
-  namespace fs = std::filesystem;
   std::vector<CorpusKernel> out;
-  auto scan = [&](const std::string& dir, const std::string& ext, const std::string& spec_dir, const std::string& tag) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().extension() == ext) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& path : files) {
-      auto co = load(path.string());
-      for (const auto& k : co.kernels()) {
-        std::string spec = spec_dir + "/" + k.name + ".yaml";
-        if (fs::exists(spec)) out.push_back({path.string(), k.name, spec, tag + "/" + arch + "/" + k.name});
-      }
-    }
-  };
-  scan(std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/" + arch, ".co", std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch", "hip");
-  scan(std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/" + arch, ".hsaco", std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch", "triton");
+  for (const auto& k : corpus::kernels(arch)) out.push_back({k.code_object, k.name, k.spec, k.label()});
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "search/moves/moves.h"
 #include "tests/search/move_test_util.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 using namespace asmevo::movetest;
@@ -92,7 +93,7 @@ TEST(NopMinimizeTest, HazardNopsComeBackToTheCountTheRulesNeed) {
 TEST(NopMinimizeTest, LeavesTheKernargPreloadSledAlone) {
   // Triton kernels preload kernargs: the 256 bytes after the kernel's start are a fixed-size
   // prologue padded with s_nop that the move must not shrink.
-  const std::string path = std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/gfx942/vector_add_kernel.hsaco";
+  const std::string path = corpus::triton_object("gfx942", "vector_add_kernel");
   auto k0 = load(path);
   const codeobj::Kernel* k = k0.kernel("vector_add_kernel");
   ASSERT_GT(k->kd.kernarg_preload_length(), 0u);
@@ -100,7 +101,7 @@ TEST(NopMinimizeTest, LeavesTheKernargPreloadSledAlone) {
   for (const auto& c : r.changes) EXPECT_GE(c.address, k->code_address + 256) << c.before;
   auto minimized = rebuilt(std::move(r.program), "minimized.co");
   EXPECT_TRUE(checked(minimized, "vector_add_kernel").clean());
-  EXPECT_EQ(verdict(k0, minimized, std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch/vector_add_kernel.yaml"),
+  EXPECT_EQ(verdict(k0, minimized, corpus::triton_spec("vector_add_kernel")),
             verify::Verdict::Equivalent);
 }
 

@@ -17,14 +17,15 @@
 #include "support/file_io.h"
 #include "tests/support/corpus_files.h"
 #include "verify/verify.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
-std::string spec_path(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/" + kernel + ".yaml"; }
+std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
+std::string spec_path(const std::string& kernel) { return corpus::hip_spec(kernel); }
 
 struct TempDir {
   fs::path path;

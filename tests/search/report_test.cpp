@@ -1,5 +1,6 @@
 // `asmevo report` (search/report.h): a store with synthetic but consistent rows, rendered to HTML.
 #include "search/report.h"
+#include "support/line_diff.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -16,6 +17,8 @@
 
 namespace fs = std::filesystem;
 using namespace asmevo::search;
+using asmevo::DiffOp;
+using asmevo::diff_lines;
 
 namespace {
 
@@ -185,9 +188,10 @@ TEST(Report, HtmlEscape) {
   EXPECT_EQ(html_escape(std::string("x\xff", 2)), "x\\xff");
 }
 
-TEST(Report, DiffLinesIsMinimalAndReconstructs) {
+// support/line_diff.h is the one line diff; the report and search::diff_edit both use it.
+TEST(LineDiff, IsMinimalAndReconstructs) {
   std::vector<std::string> a{"x", "a", "b", "c", "y"}, b{"x", "a", "B", "c", "y", "z"};
-  auto ops = diff_lines(a, b);
+  auto ops = diff_lines(a, b).ops;
   std::vector<std::string> ra, rb;
   size_t changes = 0;
   for (const auto& o : ops) {
@@ -199,13 +203,25 @@ TEST(Report, DiffLinesIsMinimalAndReconstructs) {
   EXPECT_EQ(ra, a);
   EXPECT_EQ(rb, b);
   EXPECT_EQ(changes, 3u);  // -b +B +z
-  EXPECT_TRUE(diff_lines({}, {}).empty());
-  EXPECT_EQ(diff_lines({"q"}, {}).size(), 1u);
+  EXPECT_TRUE(diff_lines({}, {}).ops.empty());
+  EXPECT_EQ(diff_lines({"q"}, {}).ops.size(), 1u);
   // A moved block: the LCS keeps the longer run.
   auto m = diff_lines({"1", "2", "3", "4", "5"}, {"4", "5", "1", "2", "3"});
   size_t eq = 0;
-  for (const auto& o : m) eq += o.kind == DiffOp::kEqual;
+  for (const auto& o : m.ops) eq += o.kind == DiffOp::kEqual;
   EXPECT_EQ(eq, 3u);
+  EXPECT_FALSE(m.whole_replacement);
+}
+
+TEST(LineDiff, AMiddleOverTheCellBoundIsOneReplacement) {
+  std::vector<std::string> a{"p", "1", "2", "3", "s"}, b{"p", "3", "2", "1", "s"};
+  auto d = diff_lines(a, b, /*max_cells=*/4);
+  EXPECT_TRUE(d.whole_replacement);
+  size_t del = 0, ins = 0;
+  for (const auto& o : d.ops) del += o.kind == DiffOp::kDelete, ins += o.kind == DiffOp::kInsert;
+  EXPECT_EQ(del, 3u);
+  EXPECT_EQ(ins, 3u);
+  EXPECT_FALSE(diff_lines(a, b).whole_replacement);
 }
 
 TEST(Report, RendersEverySection) {

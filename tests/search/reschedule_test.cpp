@@ -22,6 +22,7 @@
 #include "timing/backend.h"
 #include "timing/profile.h"
 #include "verify/verify.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 using search::ScheduleVariant;
@@ -29,12 +30,12 @@ using search::ScheduleVariant;
 namespace {
 
 codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
-std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
-std::string hip_spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/" + kernel + ".yaml"; }
+std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
+std::string hip_spec(const std::string& kernel) { return corpus::hip_spec(kernel); }
 std::string triton(const std::string& kernel, const std::string& arch = "gfx942") {
-  return std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/" + arch + "/" + kernel + ".hsaco";
+  return corpus::triton_object(arch, kernel);
 }
-std::string triton_spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch/" + kernel + ".yaml"; }
+std::string triton_spec(const std::string& kernel) { return corpus::triton_spec(kernel); }
 
 codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();
@@ -255,7 +256,7 @@ std::vector<CorpusKernel> sample_kernels() {
       // The other two archs (their own hazard rules and MFMA pass counts).
       {triton("matmul_kernel", "gfx90a"), "matmul_kernel", triton_spec("matmul_kernel")},
       {triton("matmul_kernel", "gfx950"), "matmul_kernel", triton_spec("matmul_kernel")},
-      {std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx90a/matmul_mfma_f16.co", "matmul_mfma_32x32x8_f16", hip_spec("matmul_mfma_32x32x8_f16")},
+      {corpus::hip_object("gfx90a", "matmul_mfma_f16.co"), "matmul_mfma_32x32x8_f16", hip_spec("matmul_mfma_32x32x8_f16")},
   };
 }
 
@@ -380,27 +381,8 @@ TEST(RescheduleTest, HotWindowsOfCorpusKernelsGiveCleanEquivalentEdits) {
 // ones must check clean and verify EQUIVALENT; prints modeled cycles before and after. Slow (the
 // whole corpus on the emulator twice): run with --gtest_also_run_disabled_tests.
 TEST(RescheduleTest, DISABLED_CorpusSweepWithModeledTiming) {
-  namespace fs = std::filesystem;
   std::vector<CorpusKernel> all;
-  std::map<std::string, std::string> object_of;
-  for (const auto& e : fs::directory_iterator(std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942")) {
-    if (e.path().extension() != ".co") continue;
-    auto co = load(e.path().string());
-    for (const auto& k : co.kernels())
-      if (!object_of.count(k.name) || e.path().string() < object_of[k.name]) object_of[k.name] = e.path().string();
-  }
-  std::vector<fs::path> specs;
-  for (const auto& e : fs::directory_iterator(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch")) specs.push_back(e.path());
-  for (const auto& e : fs::directory_iterator(std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch")) specs.push_back(e.path());
-  std::sort(specs.begin(), specs.end());
-  for (const auto& s : specs) {
-    auto spec = emu::load_launch_spec(s.string());
-    if (s.string().find("/triton/") != std::string::npos) {
-      if (fs::exists(triton(s.stem().string()))) all.push_back({triton(s.stem().string()), spec.kernel, s.string()});
-    } else if (object_of.count(spec.kernel)) {
-      all.push_back({object_of[spec.kernel], spec.kernel, s.string()});
-    }
-  }
+  for (const auto& k : corpus::kernels("gfx942")) all.push_back({k.code_object, k.name, k.spec});
   size_t changed = 0, faster = 0, slower = 0;
   double total_before = 0, total_after = 0;
   for (const auto& c : all) {

@@ -10,12 +10,13 @@
 #include "search/cascade.h"
 #include "search/moves/moves.h"
 #include "support/file_io.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 
 namespace {
 
-std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
+std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
 
 std::vector<std::unique_ptr<search::Move>> stochastic_moves() { return search::make_moves("stochastic"); }
 
@@ -108,7 +109,7 @@ TEST(StochasticMovesTest, WhatTheCascadeAcceptsReverifiesEquivalent) {
   // every accepted one is EQUIVALENT under a fresh reference with other seeds.
   const std::vector<uint8_t> bytes = read_file_bytes(hip("vector_add.co"));
   auto k0 = codeobj::CodeObject::parse(bytes, "vector_add.co");
-  auto spec = emu::load_launch_spec(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/vector_add.yaml");
+  auto spec = emu::load_launch_spec(corpus::hip_spec("vector_add"));
   search::Cascade cascade(k0, "vector_add", {spec}, {0.0, 1, "", false});
   search::Individual parent = cascade.individual(bytes, 0, "vector_add.co");
   std::mt19937_64 rng(3);

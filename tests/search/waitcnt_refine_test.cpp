@@ -8,14 +8,15 @@
 #include "support/error.h"
 #include "support/file_io.h"
 #include "verify/verify.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 
 namespace {
 
 codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
-std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
-std::string spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/" + kernel + ".yaml"; }
+std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
+std::string spec(const std::string& kernel) { return corpus::hip_spec(kernel); }
 
 codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();

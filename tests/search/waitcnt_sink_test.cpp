@@ -10,13 +10,14 @@
 #include "search/moves/moves.h"
 #include "support/file_io.h"
 #include "verify/verify.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 
 namespace {
 
-std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
-std::string spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/" + kernel + ".yaml"; }
+std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
+std::string spec(const std::string& kernel) { return corpus::hip_spec(kernel); }
 
 codeobj::CodeObject rebuilt(program::Program p) {
   p.update_resources();

@@ -19,6 +19,7 @@
 #include "support/file_io.h"
 #include "timing/backend.h"
 #include "verify/verify.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 namespace fs = std::filesystem;
@@ -26,8 +27,8 @@ namespace fs = std::filesystem;
 namespace {
 
 codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
-std::string hip(const std::string& file) { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/" + file; }
-std::string spec(const std::string& kernel) { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/" + kernel + ".yaml"; }
+std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
+std::string spec(const std::string& kernel) { return corpus::hip_spec(kernel); }
 
 codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();
@@ -272,26 +273,7 @@ struct CorpusKernel {
 // Every HIP gfx942 kernel with a launch spec and every Triton gfx942 kernel.
 std::vector<CorpusKernel> corpus() {
   std::vector<CorpusKernel> out;
-  std::map<std::string, std::string> object_of;
-  for (const auto& e : fs::directory_iterator(std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942")) {
-    if (e.path().extension() != ".co") continue;
-    auto co = load(e.path().string());
-    for (const auto& k : co.kernels()) object_of[k.name] = e.path().string();
-  }
-  std::vector<fs::path> specs;
-  for (const auto& e : fs::directory_iterator(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch")) specs.push_back(e.path());
-  std::sort(specs.begin(), specs.end());
-  for (const auto& s : specs) {
-    auto ls = emu::load_launch_spec(s.string());
-    if (object_of.count(ls.kernel)) out.push_back({object_of[ls.kernel], ls.kernel, s.string()});
-  }
-  std::vector<fs::path> tspecs;
-  for (const auto& e : fs::directory_iterator(std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch")) tspecs.push_back(e.path());
-  std::sort(tspecs.begin(), tspecs.end());
-  for (const auto& s : tspecs) {
-    fs::path obj = fs::path(ASMEVO_SOURCE_DIR) / "corpus/triton/gfx942" / (s.stem().string() + ".hsaco");
-    if (fs::exists(obj)) out.push_back({obj.string(), emu::load_launch_spec(s.string()).kernel, s.string()});
-  }
+  for (const auto& k : corpus::kernels("gfx942")) out.push_back({k.code_object, k.name, k.spec});
   return out;
 }
 

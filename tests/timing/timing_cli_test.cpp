@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <string>
+#include "corpus/index/corpus.h"
 
 namespace {
 
@@ -19,8 +20,8 @@ int run(const std::string& cmd, std::string* out) {
 }
 
 std::string cli() { return ASMEVO_CLI; }
-std::string object() { return std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/matmul_tiled.co"; }
-std::string spec() { return std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/matmul_tiled_f32.yaml"; }
+std::string object() { return corpus::hip_object("gfx942", "matmul_tiled.co"); }
+std::string spec() { return corpus::hip_spec("matmul_tiled_f32"); }
 
 TEST(TimingCli, TimeSaysItIsModeled) {
   std::string out;

@@ -13,6 +13,7 @@
 #include "timing/llvm_sched.h"
 #include "timing/profile.h"
 #include <iostream>
+#include "corpus/index/corpus.h"
 
 namespace fs = std::filesystem;
 
@@ -26,28 +27,7 @@ struct CorpusCase {
 // (code object, launch spec) of every corpus kernel built for `arch`.
 std::vector<CorpusCase> corpus_cases(const std::string& arch) {
   std::vector<CorpusCase> out;
-  std::map<std::string, std::string> object_of;  // kernel -> HIP corpus object
-  for (const auto& e : fs::directory_iterator(emu::test::corpus_hip_dir() + "/" + arch)) {
-    if (e.path().extension() != ".co") continue;
-    auto co = codeobj::CodeObject::parse(read_file_bytes(e.path().string()), e.path().string());
-    for (const auto& k : co.kernels())
-      if (!object_of.count(k.name) || e.path().string() < object_of[k.name]) object_of[k.name] = e.path().string();
-  }
-  const std::string src = emu::test::source_dir();
-  std::vector<fs::path> specs;
-  for (const auto& e : fs::directory_iterator(src + "/corpus/hip/launch")) specs.push_back(e.path());
-  std::sort(specs.begin(), specs.end());
-  for (const auto& p : specs) {
-    auto spec = emu::load_launch_spec(p.string());
-    if (object_of.count(spec.kernel)) out.push_back({object_of[spec.kernel], p.string()});
-  }
-  std::vector<fs::path> tspecs;
-  for (const auto& e : fs::directory_iterator(src + "/corpus/triton/launch")) tspecs.push_back(e.path());
-  std::sort(tspecs.begin(), tspecs.end());
-  for (const auto& p : tspecs) {
-    fs::path obj = fs::path(src) / "corpus/triton" / arch / (p.stem().string() + ".hsaco");
-    if (fs::exists(obj)) out.push_back({obj.string(), p.string()});
-  }
+  for (const auto& k : corpus::kernels(arch)) out.push_back({k.code_object, k.spec});
   return out;
 }
 

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "bench/mutants/corpus_kernels.h"
+#include "corpus/index/corpus.h"
 #include "bench/mutants/mutation.h"
 #include "support/error.h"
 #include "support/file_io.h"
@@ -21,7 +21,7 @@ struct Tally {
 };
 
 std::map<std::string, Tally> run(const std::string& kernel, bool rewrites, size_t cap) {
-  auto k = mutants::corpus_kernels("gfx942", {kernel}).at(0);
+  auto k = corpus::kernels("gfx942", {kernel}).at(0);
   auto co = codeobj::CodeObject::parse(read_file_bytes(k.code_object), k.code_object);
   auto prog = program::Program::recover(co);
   auto backend = verify::make_emulator_backend(2);

@@ -15,6 +15,7 @@
 #include "tests/support/corpus_files.h"
 #include "verify/counterexample.h"
 #include "verify/verify.h"
+#include "corpus/index/corpus.h"
 
 using namespace asmevo;
 namespace fs = std::filesystem;
@@ -22,7 +23,7 @@ using verify::Verdict;
 
 namespace {
 
-const std::string kObject = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/vector_add.co";
+const std::string kObject = corpus::hip_object("gfx942", "vector_add.co");
 
 const char* kSpec = R"(kernel: vector_add
 grid: [17, 1, 1]
@@ -198,7 +199,7 @@ TEST(VerifyTest, MissingWaitIsUnsafeBeforeAnyRun) {
 
 TEST(VerifyTest, AnotherKernelBreaksTheAbi) {
   Fixture f;
-  const std::string relu = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/relu.co";
+  const std::string relu = corpus::hip_object("gfx942", "relu.co");
   auto other = codeobj::CodeObject::parse(read_file_bytes(relu), relu);
   auto r = f.check(other);
   EXPECT_EQ(r.verdict, Verdict::Unsafe) << r.to_text();
@@ -333,7 +334,7 @@ TEST(VerifyTest, KernargPreloadPrologueIsVerifiedToo) {
   // the wave at code entry + 256; older firmware runs the first 256 bytes, which load the same
   // SGPRs from the kernarg segment. A wrong prologue is only visible on the second path, which
   // every other candidate run takes.
-  const std::string path = std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/gfx942/vector_add_kernel.hsaco";
+  const std::string path = corpus::triton_object("gfx942", "vector_add_kernel");
   auto k0 = codeobj::CodeObject::parse(read_file_bytes(path), path);
   ASSERT_GT(k0.kernel("vector_add_kernel")->kd.kernarg_preload_length(), 0u);
   auto p = program::Program::recover(k0);
@@ -348,7 +349,7 @@ TEST(VerifyTest, KernargPreloadPrologueIsVerifiedToo) {
   ASSERT_FALSE(m.edits.empty());
   auto k1 = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "prologue.co");
   auto backend = verify::make_emulator_backend(2);
-  verify::Reference ref(*backend, k0, {emu::load_launch_spec(std::string(ASMEVO_SOURCE_DIR) + "/corpus/triton/launch/vector_add_kernel.yaml")});
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(corpus::triton_spec("vector_add_kernel"))});
   EXPECT_FALSE(ref.preload_sensitive());
   EXPECT_EQ(verify::verify_candidate(ref, k0).verdict, Verdict::Equivalent);
   auto r = verify::verify_candidate(ref, k1);
@@ -364,7 +365,7 @@ TEST(VerifyTest, DroppedLdsInitialisationIsFound) {
   // histogram_u8 zeroes its LDS bins before counting. The emulator zeroes LDS at workgroup start
   // by default, which would hide a candidate that drops that initialisation; LDS is undefined on
   // hardware, so candidate runs also start with LDS filled with 0xa5.
-  const std::string path = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/histogram.co";
+  const std::string path = corpus::hip_object("gfx942", "histogram.co");
   auto k0 = codeobj::CodeObject::parse(read_file_bytes(path), path);
   auto p = program::Program::recover(k0);
   const program::Function* fn = p.function("histogram_u8");
@@ -375,7 +376,7 @@ TEST(VerifyTest, DroppedLdsInitialisationIsFound) {
   ASSERT_FALSE(m.edits.empty());
   auto k1 = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "no_init.co");
   auto backend = verify::make_emulator_backend(2);
-  verify::Reference ref(*backend, k0, {emu::load_launch_spec(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/histogram_u8.yaml")});
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(corpus::hip_spec("histogram_u8"))});
   EXPECT_FALSE(ref.lds_sensitive());
   auto r = verify::verify_candidate(ref, k1);
   ASSERT_EQ(r.verdict, Verdict::Different) << r.to_text();
@@ -446,7 +447,7 @@ TEST(VerifyTest, AnOutOfBoundsStoreOfCombinedGuardBytesIsCaught) {
   // last work-item takes the pair path: it loads a[n], b[n] from the guard zones and stores their
   // f16 sum to out[n]. With one canary for every buffer whose first two bytes were a quiet f16 NaN,
   // NaN + NaN rewrote out's guard with its own canary and the candidate verified EQUIVALENT.
-  const std::string object = std::string(ASMEVO_BINARY_DIR) + "/corpus/hip/gfx942/vector_add_f16x2.co";
+  const std::string object = corpus::hip_object("gfx942", "vector_add_f16x2.co");
   auto k0 = codeobj::CodeObject::parse(read_file_bytes(object), object);
   auto p = program::Program::recover(k0);
   const program::Function* f = p.function("vector_add_f16x2");
@@ -456,7 +457,7 @@ TEST(VerifyTest, AnOutOfBoundsStoreOfCombinedGuardBytesIsCaught) {
   ASSERT_EQ(m.edits.size(), 1u);
   auto k1 = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "k1.co");
   auto backend = verify::make_emulator_backend(2);
-  verify::Reference ref(*backend, k0, {emu::load_launch_spec(std::string(ASMEVO_SOURCE_DIR) + "/corpus/hip/launch/vector_add_f16x2.yaml")});
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(corpus::hip_spec("vector_add_f16x2"))});
   auto r = verify::verify_candidate(ref, k1);
   EXPECT_EQ(r.verdict, verify::Verdict::Different) << r.to_text();
   bool guard = false;
