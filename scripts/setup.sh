@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Installs everything AsmEvo needs on a fresh Debian 12 machine, then configures and builds.
 # Idempotent: packages already present are not reinstalled, and the build is incremental.
+# The list names every package whose files the build, the tests, the benchmarks or the demo use
+# directly, also those that another listed package pulls in: tests/setup/package_ownership.py
+# (ctest -R package_ownership) fails, naming the file and the package, when one is missing.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(
-  cmake ninja-build pkg-config
-  llvm-22-dev llvm-22-tools clang-22 clang-tools-22 lld-22 liblld-22-dev libclang-rt-22-dev
+  cmake ninja-build pkgconf
+  llvm-22 llvm-22-dev llvm-22-tools clang-22 clang-tools-22 lld-22 liblld-22 liblld-22-dev libclang-rt-22-dev
+  libffi-dev libxml2-dev libxml2-utils libzstd-dev zlib1g-dev
   libamdhip64-dev rocm-device-libs
-  libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev libcurl4-openssl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  python3-numpy python3-yaml
+  libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libyaml-cpp0.7 libfmt-dev libfmt9 libsqlite3-dev libcurl4-openssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian
+  python3-minimal python3-numpy python3-yaml
 )
 missing=()
 for p in "${packages[@]}"; do
