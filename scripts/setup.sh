@@ -23,6 +23,17 @@ if ((${#missing[@]})); then
   sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   echo "setup: installing ${missing[*]}"
   $sudo_cmd apt-get update -qq
+  unavailable=()
+  for p in "${missing[@]}"; do
+    apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [^(]' || unavailable+=("$p")
+  done
+  if ((${#unavailable[@]})); then
+    echo "setup: APT has no package named ${unavailable[*]}." >&2
+    echo "setup: LLVM, Clang and lld 22 come from Debian 12's security suite (bookworm-security). Enable it in" >&2
+    echo "setup: /etc/apt/sources.list or /etc/apt/sources.list.d/ (Debian 12 installs have it by default; minimal" >&2
+    echo "setup: debootstrap trees do not), then run this script again." >&2
+    exit 1
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 build="${ASMEVO_BUILD_DIR:-$here/out}"
