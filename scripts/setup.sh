@@ -25,7 +25,8 @@ if ((${#missing[@]})); then
   $sudo_cmd apt-get update -qq
   unavailable=()
   for p in "${missing[@]}"; do
-    apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [^(]' || unavailable+=("$p")
+    policy="$(apt-cache policy "$p" 2>/dev/null || true)"  # not piped into grep -q: pipefail and SIGPIPE
+    [[ "$policy" =~ Candidate:\ [^\(] ]] || unavailable+=("$p")
   done
   if ((${#unavailable[@]})); then
     echo "setup: APT has no package named ${unavailable[*]}." >&2
