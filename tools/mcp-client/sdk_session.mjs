@@ -1,14 +1,15 @@
 // Talks to `asmevo mcp` with the official MCP TypeScript SDK client over stdio (the test
 // McpSdk.* in tests/mcp runs it): initialize (the SDK negotiates the protocol revision), list the
-// tools, call list_windows and status, read a resource. Prints one JSON line with what it saw;
+// tools, call list_windows and status, read a resource. Writes what it saw as JSON to OUT.json;
 // exits non-zero when the SDK rejects anything the server sent.
-//   node sdk_session.mjs ASMEVO_BINARY ARG...
+//   node sdk_session.mjs OUT.json ASMEVO_BINARY ARG...
+import { writeFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const [command, ...args] = process.argv.slice(2);
+const [outPath, command, ...args] = process.argv.slice(2);
 if (!command) {
-  console.error("usage: node sdk_session.mjs ASMEVO_BINARY ARG...");
+  console.error("usage: node sdk_session.mjs OUT.json ASMEVO_BINARY ARG...");
   process.exit(2);
 }
 const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
@@ -20,7 +21,7 @@ try {
   const status = await client.callTool({ name: "status", arguments: {} });
   const resources = await client.listResources();
   const listing = await client.readResource({ uri: "asmevo://best/listing" });
-  console.log(JSON.stringify({
+  writeFileSync(outPath, JSON.stringify({
     capabilities: client.getServerCapabilities(),
     server: client.getServerVersion(),
     instructions: client.getInstructions() ?? "",
@@ -29,7 +30,7 @@ try {
     status: { isError: status.isError ?? false, structured: status.structuredContent ?? null },
     resources: resources.resources.map((r) => r.uri),
     listing_chars: (listing.contents[0]?.text ?? "").length,
-  }));
+  }) + "\n");
   await client.close();
 } catch (e) {
   console.error("MCP SDK client error: " + (e?.stack ?? e));
