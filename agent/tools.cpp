@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "agent/prompts.h"
 #include "rebuild/rebuild.h"
 #include "check/hazards.h"
 #include "check/isa.h"
@@ -640,8 +641,11 @@ ToolResult Toolbox::history(AgentTurn& turn, const json& args) {
 }
 
 const std::vector<std::string>& Toolbox::names() {
-  static const std::vector<std::string> v = {"list_windows", "show_window", "show_kernel_info", "isa_help",
-                                             "propose_edit", "evaluate",    "history",          "note"};
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    for (const json& t : json::parse(prompt(std::string("tools-") + kPromptVersion + ".json"))) out.push_back(t.at("function").at("name"));
+    return out;
+  }();
   return v;
 }
 

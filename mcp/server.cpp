@@ -26,6 +26,7 @@ bool read_only_tool(const std::string& name) {
 std::string clip(const std::string& s, size_t n) { return s.size() > n ? s.substr(0, n) + " ...[clipped]" : s; }
 
 const char* kListingUri = "asmevo://best/listing";
+constexpr size_t kMaxTranscriptEntries = 200;  // a client that never evaluates must not grow the next transcript without bound
 const char* kProfileUri = "asmevo://best/profile";
 
 }  // namespace
@@ -142,6 +143,7 @@ json Server::call_tool(const json& id, const json& params) {
     r = toolbox_.run(name, args, turn);
     if (r.evaluated) entries_ = json::array();
     else entries_.push_back({{"role", "tool"}, {"tool_call_id", call_id}, {"name", name}, {"content", clip(r.text, 4000)}});
+    if (entries_.size() > kMaxTranscriptEntries) entries_.erase(entries_.begin(), entries_.begin() + 2);  // the oldest call and its result
   }
   log(fmt::format("mcp: {} {} -> {}", name, clip(args.dump(), 120), clip(r.text.substr(0, r.text.find('\n')), 160)));
   return make_result(id, tool_result(r));
