@@ -131,10 +131,12 @@ json Server::call_tool(const json& id, const json& params) {
   }
   agent::ToolResult r("");
   const std::string call_id = id.is_string() ? id.get<std::string>() : id.dump();
-  if (name == "status") {
-    r = status();
-  } else if (name == "write_best") {
-    r = write_best(args);
+  if (name == "status" || name == "write_best") {
+    try {
+      r = name == "status" ? status() : write_best(args);
+    } catch (const Error& e) {
+      r = agent::ToolResult("error: " + e.what_text() + (e.fix().empty() ? "" : " (" + e.fix() + ")"));
+    }
   } else {
     search::AgentTurn turn = ctx_.kernel->turn();
     toolbox_.evaluations_this_turn = 0;  // the budget is counted by the session (turn.budget_left)
