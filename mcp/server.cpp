@@ -106,6 +106,7 @@ json Server::list_tools() const { return {{"tools", tools_}}; }
 
 json Server::tool_result(const agent::ToolResult& r) const {
   json out = {{"content", json::array({{{"type", "text"}, {"text", r.text}}})}, {"isError", r.error}};
+  // Revisions are dates (YYYY-MM-DD), so they compare as strings.
   if (version_ >= "2025-06-18") out["structuredContent"] = r.data.is_object() ? r.data : json{{"value", r.data}};
   return out;
 }

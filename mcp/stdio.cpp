@@ -10,7 +10,6 @@
 #include <condition_variable>
 #include <deque>
 #include <iostream>
-#include <mutex>
 #include <set>
 
 #include "support/error.h"
@@ -28,16 +27,14 @@ sigset_t handled_signals() {
   return s;
 }
 
-std::mutex g_write_mu;
-
 }  // namespace
 
 StdioTransport::StdioTransport() {
+  std::cout.flush();
   protocol_fd_ = ::dup(STDOUT_FILENO);
   if (protocol_fd_ < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
     throw Error("cannot take stdout for the MCP protocol", "stdout", "", kExitInternal);
   ::fcntl(protocol_fd_, F_SETFD, FD_CLOEXEC);  // child processes (the assembler's, if any) never see it
-  std::cout.flush();
   ::signal(SIGPIPE, SIG_IGN);  // a closed stdout is an error from write(), not a death
   sigset_t s = handled_signals();
   pthread_sigmask(SIG_BLOCK, &s, nullptr);
@@ -63,7 +60,7 @@ StdioTransport::~StdioTransport() {
 
 bool StdioTransport::write_message(const json& message) {
   const std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-  std::lock_guard<std::mutex> lock(g_write_mu);
+  std::lock_guard<std::mutex> lock(write_mu_);  // the reader (ping, parse errors) and the main thread both write
   size_t done = 0;
   while (done < line.size()) {
     ssize_t n = ::write(protocol_fd_, line.data() + done, line.size() - done);

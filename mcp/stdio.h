@@ -13,6 +13,7 @@
 // that is running).
 #pragma once
 #include <atomic>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -36,6 +37,7 @@ class StdioTransport {
  private:
   bool write_message(const nlohmann::json& message);
   int protocol_fd_ = -1;
+  std::mutex write_mu_;
   std::atomic<int> signal_{0};
   std::atomic<bool> closing_{false};
   std::thread signal_thread_;

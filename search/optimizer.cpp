@@ -164,7 +164,6 @@ class KernelSearch {
   }
   bool budget_left() const { return o_.budget == 0 || done_before_ + evaluated_ < o_.budget; }
   bool time_left() const { return o_.time_limit_s <= 0 || since(run_start_) < o_.time_limit_s; }
-  size_t evaluated() const { return evaluated_; }
 
   // What an interactive proposer sees and may do now (begin() first).
   AgentTurn turn() {
