@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "agent/prompts.h"
 #include "rebuild/rebuild.h"
 #include "check/hazards.h"
 #include "check/isa.h"
@@ -205,9 +206,40 @@ std::string Toolbox::windows_text(AgentTurn& turn) {
   return s;
 }
 
-std::string Toolbox::list_windows(AgentTurn& turn) {
-  return fmt::format("Hot windows of {} ({:.0f} modeled cycles, {:.3f}x vs K0's {:.0f}):\n{}", best_name(turn), turn.best().cycles,
-                     turn.baseline_cycles / turn.best().cycles, turn.baseline_cycles, windows_text(turn));
+json Toolbox::windows_json(AgentTurn& turn) {
+  const auto prof = line_profile(turn.best());
+  json out = json::array();
+  size_t i = 0;
+  for (const Window& w : turn.windows()) {
+    timing::InstProfile sum;
+    for (size_t l = w.first; l <= w.last; ++l) {
+      auto it = prof.find(l);
+      if (it == prof.end()) continue;
+      sum.issue_cycles += it->second.issue_cycles;
+      for (int k = 0; k < timing::kNumStalls; ++k) sum.stall[k] += it->second.stall[k];
+    }
+    json j = {{"index", i++}, {"id", w.id}, {"first", w.first}, {"last", w.last}, {"share", w.share}};
+    const timing::Stall top = timing::top_stall_of(sum);
+    if (sum.stall[static_cast<int>(top)] > 0) {
+      j["top_stall"] = timing::stall_name(top);
+      j["top_stall_cycles"] = sum.stall[static_cast<int>(top)];
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+namespace {
+json best_json(AgentTurn& turn) {
+  return {{"candidate", turn.best().id}, {"cycles", turn.best().cycles}, {"baseline_cycles", turn.baseline_cycles},
+          {"speedup", turn.baseline_cycles / turn.best().cycles}, {"figures", "modeled"}};
+}
+}  // namespace
+
+ToolResult Toolbox::list_windows(AgentTurn& turn) {
+  return {fmt::format("Hot windows of {} ({:.0f} modeled cycles, {:.3f}x vs K0's {:.0f}):\n{}", best_name(turn), turn.best().cycles,
+                      turn.baseline_cycles / turn.best().cycles, turn.baseline_cycles, windows_text(turn)),
+          {{"kernel", turn.kernel}, {"best", best_json(turn)}, {"windows", windows_json(turn)}}};
 }
 
 const Window* Toolbox::find_window(AgentTurn& turn, const json& args, std::string& error) const {
@@ -224,7 +256,7 @@ const Window* Toolbox::find_window(AgentTurn& turn, const json& args, std::strin
   return nullptr;
 }
 
-std::string Toolbox::show_window(AgentTurn& turn, const json& args) {
+ToolResult Toolbox::show_window(AgentTurn& turn, const json& args) {
   const Individual& best = turn.best();
   const program::Program& p = *best.program;
   const program::Function& f = kernel_function(turn);
@@ -255,23 +287,31 @@ std::string Toolbox::show_window(AgentTurn& turn, const json& args) {
 
   std::string s = fmt::format("{} L{}-L{} of {} (cycles: modeled, summed over all waves; {:.0f} cycles total)\n", turn.kernel,
                               first, last, best_name(turn), best.cycles);
+  json rows = json::array();
   s += "line  instruction | cycles (share) top-stall | pending vm/lgkm issued in this range | live-in\n";
   for (size_t l = first; l <= last; ++l) {
     const program::Line& line = p.text_line(l);
     if (line.kind == program::Line::Label) {
       s += fmt::format("L{:<4} {}:\n", l, line.text);
+      rows.push_back({{"line", l}, {"kind", "label"}, {"text", line.text}});
       continue;
     }
     if (line.kind != program::Line::Instr && line.kind != program::Line::RawInstr) {
       s += fmt::format("L{:<4} {}\n", l, line.text);
+      rows.push_back({{"line", l}, {"kind", "other"}, {"text", line.text}});
       continue;
     }
+    json jr = {{"line", l}, {"kind", "instruction"}, {"text", line.text}};
     std::string row = fmt::format("L{:<4} {:<44}", l, line.text);
     auto it = prof.find(l);
-    if (it != prof.end() && it->second.cycles() > 0)
+    if (it != prof.end() && it->second.cycles() > 0) {
       row += fmt::format(" | {} ({:.1f}%){}", compact_number(it->second.cycles()), 100 * it->second.cycles() / total,
                          stall_text(it->second));
-    else
+      jr["cycles"] = it->second.cycles();
+      jr["share"] = it->second.cycles() / total;
+      const timing::Stall top = timing::top_stall_of(it->second);
+      if (it->second.stall[static_cast<int>(top)] > 0) jr["top_stall"] = timing::stall_name(top);
+    } else
       row += " | -";
     if (!vm.empty() || !lgkm.empty()) {
       auto list = [](const std::vector<size_t>& v) {
@@ -282,9 +322,15 @@ std::string Toolbox::show_window(AgentTurn& turn, const json& args) {
       row += " | pend";
       if (!vm.empty()) row += " vm:" + list(vm);
       if (!lgkm.empty()) row += " lgkm:" + list(lgkm);
+      jr["pending_vm"] = vm;
+      jr["pending_lgkm"] = lgkm;
     }
-    if (l >= f.begin && l - f.begin < live.size()) row += " | live " + live[l - f.begin].to_string();
+    if (l >= f.begin && l - f.begin < live.size()) {
+      row += " | live " + live[l - f.begin].to_string();
+      jr["live_in"] = live[l - f.begin].to_string();
+    }
     s += row + "\n";
+    rows.push_back(std::move(jr));
     // Update the pending lists after this line.
     const std::string m = lower(first_token(line.text));
     if (m == "s_waitcnt") {
@@ -305,16 +351,20 @@ std::string Toolbox::show_window(AgentTurn& turn, const json& args) {
   }
   s += "(pending: memory operations issued inside this range and not yet covered by an s_waitcnt here; operations "
        "issued before the range are not shown)\n";
-  return s;
+  return {s, {{"kernel", turn.kernel}, {"first", first}, {"last", last}, {"best", best_json(turn)}, {"lines", std::move(rows)}}};
 }
 
-std::string Toolbox::show_kernel_info(AgentTurn& turn) {
+ToolResult Toolbox::show_kernel_info(AgentTurn& turn) {
   const Individual& best = turn.best();
   const codeobj::Kernel* k = best.co->kernel(turn.kernel);
   if (!k) return "error: the best object has no kernel " + turn.kernel;
   std::string s = fmt::format("kernel {} ({}), current best: {}\n", turn.kernel, best.co->target().str(), best_name(turn));
+  json d = {{"kernel", turn.kernel}, {"processor", best.co->target().str()}, {"best", best_json(turn)}};
   if (k->resources) {
     const auto& r = *k->resources;
+    d["resources"] = {{"vgprs_allocated", r.vgprs_allocated}, {"arch_vgprs", r.arch_vgprs}, {"agprs", r.agprs},
+                      {"sgprs_allocated", r.sgprs_allocated}, {"lds_bytes", r.lds_bytes}, {"scratch_bytes", r.scratch_bytes},
+                      {"kernarg_bytes", r.kernarg_bytes}, {"max_workgroup_size", r.max_workgroup_size}};
     s += fmt::format("resources: vgprs allocated {} (arch vgprs {}, agprs {}), sgprs {}, static LDS {} B, scratch {} B/lane, "
                      "kernarg {} B, max workgroup {}\n",
                      r.vgprs_allocated, r.arch_vgprs, r.agprs, r.sgprs_allocated, r.lds_bytes, r.scratch_bytes, r.kernarg_bytes,
@@ -326,6 +376,7 @@ std::string Toolbox::show_kernel_info(AgentTurn& turn) {
     s += fmt::format("occupancy on the timing launch: {} waves/SIMD (limits: vgprs {}, sgprs {}, lds {}, workgroup {}; binding: {}), "
                      "{} workgroups/CU\n",
                      o.waves_per_simd, o.by_vgprs, o.by_sgprs, o.by_lds, o.by_workgroup, o.limiter, o.workgroups_per_cu);
+    d["occupancy"] = {{"waves_per_simd", o.waves_per_simd}, {"limiter", o.limiter}, {"workgroups_per_cu", o.workgroups_per_cu}};
   } catch (const Error& e) {
     s += "occupancy: " + e.what_text() + "\n";
   }
@@ -333,6 +384,10 @@ std::string Toolbox::show_kernel_info(AgentTurn& turn) {
                    spec.block[0], spec.block[1], spec.block[2], spec.dynamic_lds);
   if (best.timed) {
     const auto& m = best.timed->model;
+    d["modeled"] = {{"cycles", m.cycles}, {"microseconds", m.microseconds}, {"roofline_bound", m.roofline_bound},
+                    {"roofline_cycles", m.roofline_cycles}, {"l2_bytes", m.l2_bytes}, {"hbm_bytes", m.hbm_bytes}, {"lds_bytes", m.lds_bytes}};
+    for (int i = 0; i < timing::kNumStalls; ++i)
+      d["modeled"]["stalls"][timing::stall_name(static_cast<timing::Stall>(i))] = m.total_stall(static_cast<timing::Stall>(i));
     s += fmt::format("modeled: {} cycles, {:.3f} us; K0 {:.0f} cycles; {} workgroups, {} waves, {} wave-instructions\n", m.cycles,
                      m.microseconds, turn.baseline_cycles, m.workgroups, m.waves, m.wave_instructions);
     s += "stalls (wave-cycles):";
@@ -344,13 +399,17 @@ std::string Toolbox::show_kernel_info(AgentTurn& turn) {
   s += "kernel descriptor (non-zero fields):";
   for (const codeobj::KdBitField& f : codeobj::kd_bit_fields()) {
     uint32_t v = k->kd.get(f);
-    if (v) s += fmt::format(" {}={}", f.name, v);
+    if (v) {
+      s += fmt::format(" {}={}", f.name, v);
+      d["kernel_descriptor"][f.name] = v;
+    }
   }
   s += "\n";
-  return s;
+  d["timing_launch"] = {{"grid", spec.grid}, {"block", spec.block}, {"dynamic_lds", spec.dynamic_lds}};
+  return {s, d};
 }
 
-std::string Toolbox::isa_help(AgentTurn& turn, const json& args) {
+ToolResult Toolbox::isa_help(AgentTurn& turn, const json& args) {
   if (!args.contains("mnemonic") || !args["mnemonic"].is_string()) return "error: isa_help needs a string `mnemonic`";
   const std::string m = lower(first_token(args["mnemonic"].get<std::string>()));
   const std::string stem(emu::mnemonic_stem(m));
@@ -361,19 +420,25 @@ std::string Toolbox::isa_help(AgentTurn& turn, const json& args) {
   if (!e) {
     s = fmt::format("{}: AsmEvo's emulator has no semantics for it, so a candidate using it fails at the emulate stage.", stem);
     std::string near;
+    json similar = json::array();
     size_t n = 0;
     const std::string prefix = stem.substr(0, std::min<size_t>(stem.size(), stem.find('_', 2) == std::string::npos ? stem.size() : stem.find('_', 2) + 1));
     for (const auto& [name, x] : reg.entries())
-      if (name.rfind(prefix, 0) == 0 && n++ < 24) near += " " + name;
+      if (name.rfind(prefix, 0) == 0 && n++ < 24) {
+        near += " " + name;
+        similar.push_back(name);
+      }
     if (!near.empty()) s += " Known with the same prefix:" + near;
-    return s + "\n";
+    return {s + "\n", {{"mnemonic", stem}, {"known", false}, {"same_prefix", similar}}};
   }
+  json data = {{"mnemonic", stem}, {"known", true}, {"category", category_name(e->cat)}, {"counters", json::array()}, {"hazards", json::array()}};
   s = fmt::format("{} — {} (emulator semantics, emu/semantics)\n", stem, category_name(e->cat));
   std::string ops;
   for (unsigned i = 0; i < e->ndst; ++i) ops += fmt::format("{}dst{}:{}", ops.empty() ? "" : ", ", i, ty_name(e->dst[i]));
   for (unsigned i = 0; i < e->nsrc; ++i) ops += fmt::format("{}src{}:{}", ops.empty() ? "" : ", ", i, ty_name(e->src[i]));
   if (e->flags & emu::kVariadic) ops += (ops.empty() ? "" : ", ") + std::string("operands read as the encoding needs (memory/SOPP)");
   s += "operands: " + (ops.empty() ? std::string("none") : ops) + "\n";
+  data["operands"] = ops;
   std::string flags;
   if (e->flags & emu::kDstIsAccum) flags += " the destination is also the accumulator (D = S0*S1 + D);";
   if (e->flags & emu::kDstIsSrc0) flags += " the first operand is destination and source 0;";
@@ -384,9 +449,11 @@ std::string Toolbox::isa_help(AgentTurn& turn, const json& args) {
   if (!flags.empty()) s += "notes:" + flags + "\n";
   if (e->counters) {
     s += "completes asynchronously; counted in:";
-    if (e->counters & emu::kVm) s += " vmcnt";
-    if (e->counters & emu::kLgkm) s += " lgkmcnt";
-    if (e->counters & emu::kExp) s += " expcnt";
+    for (auto [bit, name] : {std::pair{emu::kVm, "vmcnt"}, std::pair{emu::kLgkm, "lgkmcnt"}, std::pair{emu::kExp, "expcnt"}})
+      if (e->counters & bit) {
+        s += std::string(" ") + name;
+        data["counters"].push_back(name);
+      }
     s += " (wait with s_waitcnt before using its result or reusing its data registers)\n";
   }
   try {
@@ -425,14 +492,15 @@ std::string Toolbox::isa_help(AgentTurn& turn, const json& args) {
     for (const std::string& k : keys) match |= d.find(k) != std::string::npos;
     if (!match) continue;
     if (shown++ < 12) hz += fmt::format("  {}: {} — needs {} [{}]\n", r.id, d, r.wait_states, r.source);
+    data["hazards"].push_back({{"id", r.id}, {"description", d}, {"wait_states", r.wait_states}, {"source", r.source}});
   }
   s += hz.empty() ? "wait-state hazards: none of AsmEvo's rules (check/hazard_rules.cpp) names this kind of instruction\n"
                   : "wait-state hazard rules that may involve it (check/hazard_rules.cpp; the static stage checks them):\n" + hz;
   if (shown > 12) s += fmt::format("  ... and {} more\n", shown - 12);
-  return s;
+  return {s, data};
 }
 
-std::string Toolbox::propose_edit(AgentTurn& turn, const json& args) {
+ToolResult Toolbox::propose_edit(AgentTurn& turn, const json& args) {
   for (const char* k : {"first", "last"})
     if (!args.contains(k) || !args[k].is_number_integer()) return fmt::format("error: propose_edit needs an integer `{}`", k);
   if (args.contains("code") && !args["code"].is_string()) return "error: `code` must be a string (newline-separated instructions)";
@@ -446,9 +514,9 @@ std::string Toolbox::propose_edit(AgentTurn& turn, const json& args) {
                        turn.kernel, f.begin, f.end - 1);
   search::Edit e;
   e.kernel = turn.kernel;
-  e.move = "llm-edit";
-  e.proposer = "llm";
-  e.description = description.empty() ? "edit by the LLM agent" : description;
+  e.move = proposer_ + "-edit";
+  e.proposer = proposer_;
+  e.description = description.empty() ? "edit by the " + proposer_ + " agent" : description;
   std::vector<std::string> lines = split_lines(code);
   try {
     if (last == first - 1) {
@@ -464,17 +532,21 @@ std::string Toolbox::propose_edit(AgentTurn& turn, const json& args) {
   }
   const std::string key = e.to_json().dump();
   std::string seen;
+  json before;
   for (const search::CandidateRecord& c : turn.store->candidates(turn.kernel_id))
-    if (c.edit_json == key && c.parent.value_or(0) == best.id)
+    if (c.edit_json == key && c.parent.value_or(0) == best.id) {
       seen = fmt::format("\nnote: this exact edit of this parent was evaluated before (candidate #{}: {} at {}: {})", c.id, c.verdict,
                          c.stage, c.reason.substr(0, 160));
+      before = {{"candidate", c.id}, {"verdict", c.verdict}, {"stage", c.stage}, {"reason", c.reason.substr(0, 400)}};
+    }
   const int64_t id = next_edit_++;
   pending_[id] = Pending{e, best.id, turn_window_id(turn, static_cast<size_t>(first))};
-  return fmt::format("edit_id {} ready (parent: {}, window {}); it applies and assembles. Diff:\n{}{}\nCall evaluate with edit_id {}.", id,
-                     best_name(turn), pending_[id].window, e.diff(), seen, id);
+  return {fmt::format("edit_id {} ready (parent: {}, window {}); it applies and assembles. Diff:\n{}{}\nCall evaluate with edit_id {}.", id,
+                      best_name(turn), pending_[id].window, e.diff(), seen, id),
+          {{"edit_id", id}, {"parent", best.id}, {"window", pending_[id].window}, {"diff", e.diff()}, {"evaluated_before", before}}};
 }
 
-std::string Toolbox::evaluate(AgentTurn& turn, const json& args, bool& evaluated) {
+ToolResult Toolbox::evaluate(AgentTurn& turn, const json& args) {
   if (!args.contains("edit_id") || !args["edit_id"].is_number_integer()) return "error: evaluate needs an integer `edit_id` from propose_edit";
   const int64_t id = args["edit_id"];
   auto it = pending_.find(id);
@@ -492,7 +564,6 @@ std::string Toolbox::evaluate(AgentTurn& turn, const json& args, bool& evaluated
   const double parent_cycles = turn.best().cycles;
   const int64_t parent_id = turn.best().id;
   ++evaluations_this_turn;
-  evaluated = true;
   search::Evaluation ev = turn.evaluate(p.edit, p.window, transcript ? transcript() : std::string());
   Attempt a;
   a.parent = parent_id;
@@ -517,6 +588,14 @@ std::string Toolbox::evaluate(AgentTurn& turn, const json& args, bool& evaluated
   if (ev.cycles > 0)
     s += fmt::format("modeled cycles: {:.0f} (parent {:.0f}: {:.3f}x; vs K0 {:.3f}x)\n", ev.cycles, parent_cycles, parent_cycles / ev.cycles,
                      turn.baseline_cycles / ev.cycles);
+  json d = {{"edit_id", id}, {"verdict", a.verdict}, {"stage", ev.stage}, {"reason", ev.reason}, {"parent", parent_id},
+            {"parent_cycles", parent_cycles}, {"figures", "modeled"}, {"stages", json::array()}, {"counterexamples", ev.counterexamples}};
+  for (const auto& st : ev.stages) d["stages"].push_back({{"stage", st.stage}, {"ok", st.ok}, {"seconds", st.seconds}, {"detail", st.detail}});
+  if (ev.cycles > 0) {
+    d["cycles"] = ev.cycles;
+    d["speedup_vs_parent"] = parent_cycles / ev.cycles;
+    d["speedup_vs_k0"] = turn.baseline_cycles / ev.cycles;
+  }
   for (const std::string& dir : ev.counterexamples) {
     s += "counterexample saved: " + dir + " (every later candidate is also run on it)\n";
     for (const char* name : {"/spec.yaml"}) {
@@ -530,11 +609,16 @@ std::string Toolbox::evaluate(AgentTurn& turn, const json& args, bool& evaluated
     s += fmt::format("ACCEPTED: candidate #{} is the new best ({:.0f} modeled cycles, {:.3f}x vs K0). Line numbers have changed: every "
                      "pending edit is void and earlier show_window output is stale. Hot windows of the new best:\n{}",
                      turn.best().id, turn.best().cycles, turn.baseline_cycles / turn.best().cycles, windows_text(turn));
+    d["candidate"] = turn.best().id;
+    d["windows"] = windows_json(turn);
   }
-  return s;
+  d["best"] = best_json(turn);
+  ToolResult r(s, d);
+  r.evaluated = true;
+  return r;
 }
 
-std::string Toolbox::note(AgentTurn& turn, const json& args) {
+ToolResult Toolbox::note(AgentTurn& turn, const json& args) {
   if (!args.contains("text") || !args["text"].is_string() || args["text"].get<std::string>().empty())
     return "error: note needs a non-empty string `text`";
   std::string window;
@@ -543,8 +627,26 @@ std::string Toolbox::note(AgentTurn& turn, const json& args) {
     const Window* w = find_window(turn, args, err);
     window = w ? w->id : (args["window"].is_string() ? args["window"].get<std::string>() : args["window"].dump());
   }
-  turn.store->add_note(turn.kernel_id, window, "llm", args["text"].get<std::string>());
-  return "noted (stored with the kernel; later sessions see it)";
+  turn.store->add_note(turn.kernel_id, window, proposer_, args["text"].get<std::string>());
+  return {"noted (stored with the kernel; later sessions see it)", {{"stored", true}, {"window", window}, {"author", proposer_}}};
+}
+
+ToolResult Toolbox::history(AgentTurn& turn, const json& args) {
+  std::string err, window;
+  if (const Window* w = find_window(turn, args, err)) window = w->id;
+  else if (!err.empty()) return err;
+  json d;
+  std::string text = history_text(*turn.store, turn.kernel_id, window, turn.baseline_cycles, &d);
+  return {text, d};
+}
+
+const std::vector<std::string>& Toolbox::names() {
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    for (const json& t : json::parse(prompt(std::string("tools-") + kPromptVersion + ".json"))) out.push_back(t.at("function").at("name"));
+    return out;
+  }();
+  return v;
 }
 
 std::string Toolbox::call(const std::string& name, const std::string& arguments, AgentTurn& turn, bool& evaluated) {
@@ -556,28 +658,31 @@ std::string Toolbox::call(const std::string& name, const std::string& arguments,
     return fmt::format("error: the arguments of {} are not valid JSON ({}); got: {}", name, e.what(), arguments.substr(0, 200));
   }
   if (!args.is_object()) return fmt::format("error: the arguments of {} must be a JSON object; got: {}", name, arguments.substr(0, 200));
+  ToolResult r = run(name, args, turn);
+  evaluated = r.evaluated;
+  return r.text;
+}
+
+ToolResult Toolbox::run(const std::string& name, const json& args, AgentTurn& turn) {
+  if (!args.is_object()) return fmt::format("error: the arguments of {} must be a JSON object", name);
   try {
     if (name == "list_windows") return list_windows(turn);
     if (name == "show_window") return show_window(turn, args);
     if (name == "show_kernel_info") return show_kernel_info(turn);
     if (name == "isa_help") return isa_help(turn, args);
     if (name == "propose_edit") return propose_edit(turn, args);
-    if (name == "evaluate") return evaluate(turn, args, evaluated);
-    if (name == "history") {
-      std::string err, window;
-      if (const Window* w = find_window(turn, args, err)) window = w->id;
-      else if (!err.empty()) return err;
-      return history_text(*turn.store, turn.kernel_id, window, turn.baseline_cycles);
-    }
+    if (name == "evaluate") return evaluate(turn, args);
+    if (name == "history") return history(turn, args);
     if (name == "note") return note(turn, args);
   } catch (const Error& e) {
     return "error: " + e.what_text();
   }
-  return "error: no tool named '" + name +
-         "'; the tools are list_windows, show_window, show_kernel_info, isa_help, propose_edit, evaluate, history, note";
+  std::string all;
+  for (const std::string& n : names()) all += (all.empty() ? "" : ", ") + n;
+  return "error: no tool named '" + name + "'; the tools are " + all;
 }
 
-std::string history_text(search::Store& store, int64_t kernel_id, const std::string& window, double baseline_cycles) {
+std::string history_text(search::Store& store, int64_t kernel_id, const std::string& window, double baseline_cycles, json* data) {
   const auto cands = store.candidates(kernel_id);
   std::string s;
   const search::CandidateRecord* best = nullptr;
@@ -610,6 +715,16 @@ std::string history_text(search::Store& store, int64_t kernel_id, const std::str
       ++g.count;
       if (g.examples.size() < 3) g.examples.push_back(ex);
     }
+  }
+  if (data) {
+    json& d = *data;
+    d = {{"window", window}, {"attempts", considered}, {"by_proposer", by_proposer}, {"figures", "modeled"}, {"best", nullptr},
+         {"accepted", json::array()}, {"rejected", json::array()}};
+    if (best)
+      d["best"] = {{"candidate", best->id}, {"proposer", best->proposer}, {"move", best->move}, {"cycles", best->cycles},
+                   {"speedup", baseline_cycles > 0 ? baseline_cycles / best->cycles : 0.0}};
+    for (const auto& [m, g] : accepted) d["accepted"].push_back({{"move", m}, {"count", g.count}, {"examples", g.examples}});
+    for (const auto& [k, g] : rejected) d["rejected"].push_back({{"cause", k}, {"count", g.count}, {"examples", g.examples}});
   }
   if (best)
     s += fmt::format("best so far: candidate #{} ({} {}), {:.0f} modeled cycles, {:.3f}x vs K0\n", best->id, best->proposer, best->move,

@@ -9,6 +9,7 @@
 #include "cli/run.h"
 #include "cli/abi_diff.h"
 #include "cli/check.h"
+#include "cli/mcp.h"
 #include "cli/optimize.h"
 #include "cli/patch.h"
 #include "cli/rebuild.h"
@@ -71,6 +72,9 @@ int main(int argc, char** argv) {
   asmevo::cli::OptimizeCommandOptions optimize;
   auto* cmd_optimize = asmevo::cli::add_optimize_command(app, optimize);
 
+  asmevo::cli::McpCommandOptions mcp;
+  auto* cmd_mcp = asmevo::cli::add_mcp_command(app, mcp);
+
   asmevo::cli::ReportOptions report;
   auto* cmd_report = asmevo::cli::add_report_command(app, report);
 
@@ -106,6 +110,11 @@ int main(int argc, char** argv) {
       return asmevo::cli::run_optimize(optimize, command_line);
     }
     if (*cmd_report) return asmevo::cli::run_report(report);
+    if (*cmd_mcp) {
+      std::string command_line = "asmevo";
+      for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+      return asmevo::cli::run_mcp(mcp, command_line);
+    }
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();

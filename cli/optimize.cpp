@@ -78,16 +78,10 @@ std::string duration(double s) {
 
 }  // namespace
 
-int run_optimize(const OptimizeCommandOptions& o, const std::string& command_line) {
-  const std::vector<uint8_t> k0_bytes = read_file_bytes(o.file);
-  std::error_code ec;
-  if (fs::exists(o.output) && fs::equivalent(o.file, o.output, ec))
-    throw Error("the output would overwrite the input " + o.file, "-o " + o.output, "write the optimized object to another file");
-  const codeobj::CodeObject k0 = codeobj::CodeObject::parse(k0_bytes, o.file);
-
-  // Launch specs by kernel; the kernels to optimize.
+std::vector<search::KernelJob> kernel_jobs(const codeobj::CodeObject& k0, const std::string& file, const std::vector<std::string>& launches,
+                                           const std::string& kernel) {
   std::map<std::string, search::KernelJob> by_kernel;
-  for (const std::string& path : o.launches) {
+  for (const std::string& path : launches) {
     emu::LaunchSpec s = emu::load_launch_spec(path);
     auto& job = by_kernel[s.kernel];
     job.kernel = s.kernel;
@@ -98,19 +92,31 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   std::string names;
   for (const auto& k : k0.kernels()) names += (names.empty() ? "" : ", ") + k.name;
   for (const auto& [name, job] : by_kernel)
-    if (!k0.kernel(name)) throw Error("the launch spec " + job.spec_path + " is for kernel " + name + ", which " + o.file + " does not have", "--launch", "kernels in this file: " + names);
-  if (!o.kernel.empty()) {
-    if (!k0.kernel(o.kernel)) throw Error("no kernel named " + o.kernel, o.file, "kernels in this file: " + names);
-    auto it = by_kernel.find(o.kernel);
-    if (it == by_kernel.end()) throw Error("no launch spec for kernel " + o.kernel, "--launch", "pass a spec whose kernel: is " + o.kernel);
+    if (!k0.kernel(name)) throw Error("the launch spec " + job.spec_path + " is for kernel " + name + ", which " + file + " does not have", "--launch", "kernels in this file: " + names);
+  if (!kernel.empty()) {
+    if (!k0.kernel(kernel)) throw Error("no kernel named " + kernel, file, "kernels in this file: " + names);
+    auto it = by_kernel.find(kernel);
+    if (it == by_kernel.end()) throw Error("no launch spec for kernel " + kernel, "--launch", "pass a spec whose kernel: is " + kernel);
     jobs.push_back(it->second);
   } else {
     for (const auto& k : k0.kernels()) {
       auto it = by_kernel.find(k.name);
       if (it != by_kernel.end()) jobs.push_back(it->second);
     }
-    if (jobs.empty()) throw Error("none of the launch specs is for a kernel of " + o.file, "--launch", "kernels in this file: " + names);
+    if (jobs.empty()) throw Error("none of the launch specs is for a kernel of " + file, "--launch", "kernels in this file: " + names);
   }
+
+  return jobs;
+}
+
+int run_optimize(const OptimizeCommandOptions& o, const std::string& command_line) {
+  const std::vector<uint8_t> k0_bytes = read_file_bytes(o.file);
+  std::error_code ec;
+  if (fs::exists(o.output) && fs::equivalent(o.file, o.output, ec))
+    throw Error("the output would overwrite the input " + o.file, "-o " + o.output, "write the optimized object to another file");
+  const codeobj::CodeObject k0 = codeobj::CodeObject::parse(k0_bytes, o.file);
+
+  const std::vector<search::KernelJob> jobs = kernel_jobs(k0, o.file, o.launches, o.kernel);
 
   search::OptimizeOptions opts;
   opts.budget = o.budget;

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "search/optimizer.h"
+
 namespace CLI {
 class App;
 }
@@ -30,5 +32,11 @@ struct OptimizeCommandOptions {
 
 CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& opts);
 int run_optimize(const OptimizeCommandOptions& opts, const std::string& command_line);
+
+// The kernels to work on: the launch specs grouped by the kernel they name, in the file's kernel
+// order, only `kernel` when it is not empty. Throws asmevo::Error for a spec of a kernel the file
+// lacks, an unknown `kernel`, or no spec for any kernel (optimize, mcp).
+std::vector<search::KernelJob> kernel_jobs(const codeobj::CodeObject& k0, const std::string& file, const std::vector<std::string>& launches,
+                                           const std::string& kernel);
 
 }  // namespace asmevo::cli

@@ -15,6 +15,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian
   python3-minimal python3-numpy python3-yaml
 )
+# Node.js and npm run the MCP interoperability test (tests/mcp: the official MCP TypeScript SDK
+# client); a machine that already has both (e.g. from NodeSource) keeps its own.
+{ command -v node && command -v npm; } >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -36,6 +39,12 @@ if ((${#missing[@]})); then
     exit 1
   fi
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The MCP TypeScript SDK, pinned by tools/mcp-client/package-lock.json, into tools/mcp-client/node_modules.
+mcp_client="$here/tools/mcp-client"
+if [ ! -f "$mcp_client/node_modules/.package-lock.json" ] || [ "$mcp_client/package-lock.json" -nt "$mcp_client/node_modules/.package-lock.json" ]; then
+  echo "setup: installing the MCP TypeScript SDK into $mcp_client/node_modules"
+  (cd "$mcp_client" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 build="${ASMEVO_BUILD_DIR:-$here/out}"
 if [ ! -f "$build/build.ninja" ]; then

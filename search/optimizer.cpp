@@ -99,35 +99,12 @@ class KernelSearch {
 
   // Returns the number of candidates this run evaluated.
   size_t search(KernelOutcome& out) {
-    size_t done_before = store_.candidate_count(kr_.id);
-    size_t evaluated = 0;
-    out.candidates = done_before;
-    auto budget_left = [&] { return o_.budget == 0 || done_before + evaluated < o_.budget; };
-    auto time_left = [&] { return o_.time_limit_s <= 0 || since(run_start_) < o_.time_limit_s; };
-    const auto start = Clock::now();
     size_t idle_rounds = 0;
     size_t round = 0;
     while (budget_left() && time_left()) {
       ++round;
       if (llm_ && (round % std::max(1u, o_.llm_share) == 0 || (rules_.empty() && stochastic_.empty()))) {
-        AgentTurn t;
-        t.kernel = kr_.kernel;
-        t.kernel_id = kr_.id;
-        t.run = run_;
-        t.baseline_cycles = kr_.baseline_cycles;
-        t.budget_left = o_.budget ? o_.budget - (done_before + evaluated) : SIZE_MAX;
-        t.cascade = &cascade_;
-        t.store = &store_;
-        t.best = [this]() -> const Individual& { return best_->ind; };
-        t.windows = [this]() -> const std::vector<Window>& { return best_->windows; };
-        t.evaluate = [&, this](const Edit& e, const std::string& window, const std::string& transcript) {
-          ++evaluated;
-          Member& parent = *best_;
-          parent.tried.insert(e.to_json().dump());
-          Evaluation ev = evaluate(parent, e, window, out, transcript);
-          report_status(window, done_before + evaluated, evaluated, start);
-          return ev;
-        };
+        AgentTurn t = turn();
         if (!llm_->turn(t)) {
           if (progress_.log) progress_.log(fmt::format("{}: the {} proposer has finished", kr_.kernel, llm_->name()));
           llm_.reset();
@@ -159,9 +136,9 @@ class KernelSearch {
         std::string key = e.to_json().dump();
         if (!parent.tried.insert(key).second) continue;
         any = true;
-        ++evaluated;
+        ++evaluated_;
         evaluate(parent, std::move(e), window_id, out, "");
-        report_status(window_id, done_before + evaluated, evaluated, start);
+        report_status(window_id, done_before_ + evaluated_, evaluated_, start_);
       }
       idle_rounds = any ? 0 : idle_rounds + 1;
       if (idle_rounds > 200) {
@@ -169,9 +146,46 @@ class KernelSearch {
         break;
       }
     }
-    out.candidates = done_before + evaluated;
-    out.candidates_this_run = evaluated;
-    return evaluated;
+    end(out);
+    return evaluated_;
+  }
+
+  // Counting starts (before search() or turn()): candidates of earlier runs count against the budget.
+  void begin(KernelOutcome& out) {
+    out_ = &out;
+    done_before_ = store_.candidate_count(kr_.id);
+    evaluated_ = 0;
+    out.candidates = done_before_;
+    start_ = Clock::now();
+  }
+  void end(KernelOutcome& out) const {
+    out.candidates = done_before_ + evaluated_;
+    out.candidates_this_run = evaluated_;
+  }
+  bool budget_left() const { return o_.budget == 0 || done_before_ + evaluated_ < o_.budget; }
+  bool time_left() const { return o_.time_limit_s <= 0 || since(run_start_) < o_.time_limit_s; }
+
+  // What an interactive proposer sees and may do now (begin() first).
+  AgentTurn turn() {
+    AgentTurn t;
+    t.kernel = kr_.kernel;
+    t.kernel_id = kr_.id;
+    t.run = run_;
+    t.baseline_cycles = kr_.baseline_cycles;
+    t.budget_left = !time_left() ? 0 : o_.budget ? o_.budget - std::min(o_.budget, done_before_ + evaluated_) : SIZE_MAX;
+    t.cascade = &cascade_;
+    t.store = &store_;
+    t.best = [this]() -> const Individual& { return best_->ind; };
+    t.windows = [this]() -> const std::vector<Window>& { return best_->windows; };
+    t.evaluate = [this](const Edit& e, const std::string& window, const std::string& transcript) {
+      ++evaluated_;
+      Member& parent = *best_;
+      parent.tried.insert(e.to_json().dump());
+      Evaluation ev = evaluate(parent, e, window, *out_, transcript);
+      report_status(window, done_before_ + evaluated_, evaluated_, start_);
+      return ev;
+    };
+    return t;
   }
 
   void report_status(const std::string& window_id, size_t tried, size_t evaluated, Clock::time_point start) {
@@ -192,6 +206,7 @@ class KernelSearch {
   }
 
   const Member& best() const { return *best_; }
+  Store& store() { return store_; }
   std::vector<const Member*> by_cycles() const {
     std::vector<const Member*> v;
     for (const auto& m : members_) v.push_back(m.get());
@@ -311,9 +326,133 @@ class KernelSearch {
   Member* best_ = nullptr;
   size_t verified_ = 0, accepted_ = 0;
   std::string last_move_;
+  KernelOutcome* out_ = nullptr;
+  size_t done_before_ = 0, evaluated_ = 0;
+  Clock::time_point start_;
 };
 
 }  // namespace
+
+struct KernelSession::Impl {
+  Impl(const codeobj::CodeObject& k0, const KernelJob& job, const OptimizeOptions& options, const Progress& prog, bool rebuildable)
+      : o(options), progress(prog), cascade(k0, job.kernel, job.specs, cascade_options(options, rebuildable)) {}
+  static CascadeOptions cascade_options(const OptimizeOptions& o, bool rebuildable) {
+    CascadeOptions co;
+    co.min_gain = o.min_gain;
+    co.threads = o.jobs;
+    co.counterexample_dir = o.counterexample_dir;
+    co.patch_mode = !rebuildable;
+    return co;
+  }
+  OptimizeOptions o;
+  Progress progress;
+  Cascade cascade;
+  KernelRecord kr;
+  KernelOutcome out;
+  std::vector<uint8_t> start;
+  std::string file_name;
+  size_t resumed = 0;
+  Clock::time_point started;
+  std::unique_ptr<KernelSearch> search;
+};
+
+KernelSession::KernelSession(const codeobj::CodeObject& k0, const std::vector<uint8_t>& k0_bytes, const std::vector<uint8_t>& start,
+                             const std::string& file_name, const KernelJob& job, Store& store, int64_t run, bool rebuildable,
+                             const OptimizeOptions& options, const Progress& progress, std::chrono::steady_clock::time_point run_start)
+    : impl_(std::make_unique<Impl>(k0, job, options, progress, rebuildable)) {
+  Impl& m = *impl_;
+  m.started = Clock::now();
+  m.start = start;
+  m.file_name = file_name;
+  m.out.kernel = job.kernel;
+  m.out.patch_mode = !rebuildable;
+  Individual base = m.cascade.individual(k0_bytes, 0, file_name);
+  KernelRecord want;
+  want.file = file_name;
+  want.kernel = job.kernel;
+  want.spec_path = job.spec_path;
+  want.k0 = k0_bytes;
+  want.k0_sha = content_hash(k0_bytes);
+  want.baseline_cycles = base.cycles;
+  want.baseline_us = base.timed->model.microseconds;
+  want.listing = kernel_listing(*base.program, job.kernel);  // the first accepted edit's diff is against it
+  want.per_line_json = per_line_json(base, job.kernel);
+  want.run = run;
+  m.kr = store.kernel(want);
+  m.out.baseline_cycles = m.kr.baseline_cycles;
+  m.out.baseline_us = m.kr.baseline_us;
+  m.search = std::make_unique<KernelSearch>(m.cascade, store, m.kr, run, m.o, m.progress, run_start);
+  // The starting point: the object the previous kernel left (K0 for the first), plus whatever a
+  // previous run of this DB accepted for this kernel.
+  m.search->add_member(start == k0_bytes ? std::move(base) : m.cascade.individual(start, 0, file_name));
+  for (const AcceptedRecord& a : store.accepted(m.kr.id)) {
+    m.search->add_member(m.cascade.individual(a.code, a.candidate, file_name));
+    ++m.resumed;
+  }
+  if (m.resumed && progress.log)
+    progress.log(fmt::format("{}: resumed {} accepted candidate(s) from {}", job.kernel, m.resumed, store.path()));
+  m.search->begin(m.out);
+}
+
+KernelSession::~KernelSession() = default;
+
+void KernelSession::search() { impl_->search->search(impl_->out); }
+
+AgentTurn KernelSession::turn() { return impl_->search->turn(); }
+
+bool KernelSession::budget_left() const { return impl_->search->budget_left() && impl_->search->time_left(); }
+
+KernelOutcome KernelSession::outcome() const {
+  KernelOutcome out = impl_->out;
+  impl_->search->end(out);
+  out.accepted = impl_->resumed;
+  for (const auto& [move, n] : out.accepted_moves) out.accepted += n;  // resumed + this run's (no second read of the blobs)
+  return out;
+}
+
+const KernelRecord& KernelSession::record() const { return impl_->kr; }
+
+const Cascade& KernelSession::cascade() const { return impl_->cascade; }
+
+KernelSession::Final KernelSession::finish() {
+  Impl& m = *impl_;
+  KernelOutcome& out = m.out;
+  Final f;
+  f.bytes = m.start;
+  // The best candidate (then the next best) re-verified from scratch with fresh seeds.
+  out.best_cycles = m.kr.baseline_cycles;
+  out.best_us = m.kr.baseline_us;
+  out.final_verdict = "K0 kept (no candidate was accepted)";
+  std::optional<int64_t> final_id;
+  nlohmann::json final_report;
+  for (const Member* c : m.search->by_cycles()) {
+    if (c->ind.id == 0) break;  // the starting object is at least as fast as the rest
+    verify::VerifyReport r = m.cascade.reverify(*c->ind.co, 0x5eed0000ull + m.o.seed);
+    final_report = r.to_json();
+    if (r.verdict != verify::Verdict::Equivalent) {
+      if (m.progress.log)
+        m.progress.log(fmt::format("{}: candidate #{} failed re-verification with fresh seeds ({}); trying the next best", out.kernel,
+                                   c->ind.id, r.summary));
+      out.final_verdict = std::string("K0 kept (best failed re-verification: ") + verify::verdict_name(r.verdict) + ")";
+      continue;
+    }
+    timing::ModeledRun again = m.cascade.model(*c->ind.co);
+    out.best_cycles = static_cast<double>(again.model.cycles);
+    out.best_us = again.model.microseconds;
+    out.final_verdict = "EQUIVALENT";
+    final_id = c->ind.id;
+    f.bytes = c->ind.bytes;
+    break;
+  }
+  m.search->store().set_final(m.kr.id, final_id, out.final_verdict, out.best_cycles, out.speedup(), final_report.dump());
+  out.seconds = since(m.started);
+  f.candidate = final_id;
+  f.verdict = out.final_verdict;
+  f.report = std::move(final_report);
+  f.cycles = out.best_cycles;
+  f.us = out.best_us;
+  return f;
+}
 
 std::string content_hash(const std::vector<uint8_t>& bytes) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -342,74 +481,12 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
 
   std::vector<uint8_t> current = k0_bytes;
   for (const KernelJob& job : jobs) {
-    const auto kstart = Clock::now();
-    KernelOutcome out;
-    out.kernel = job.kernel;
-    out.patch_mode = !rebuildable;
-    CascadeOptions co;
-    co.min_gain = o.min_gain;
-    co.threads = o.jobs;
-    co.counterexample_dir = o.counterexample_dir;
-    co.patch_mode = !rebuildable;
-    Cascade cascade(k0, job.kernel, job.specs, co);
-    Individual base = cascade.individual(k0_bytes, 0, file_name);
-    KernelRecord want;
-    want.file = file_name;
-    want.kernel = job.kernel;
-    want.spec_path = job.spec_path;
-    want.k0 = k0_bytes;
-    want.k0_sha = content_hash(k0_bytes);
-    want.baseline_cycles = base.cycles;
-    want.baseline_us = base.timed->model.microseconds;
-    want.listing = kernel_listing(*base.program, job.kernel);  // the first accepted edit's diff is against it
-    want.per_line_json = per_line_json(base, job.kernel);
-    want.run = result.run;
-    KernelRecord kr = store.kernel(want);
-    out.baseline_cycles = kr.baseline_cycles;
-    out.baseline_us = kr.baseline_us;
-
-    KernelSearch search(cascade, store, kr, result.run, o, progress, run_start);
-    // The starting point: the object the previous kernel left (K0 for the first), plus whatever a
-    // previous run of this DB accepted for this kernel.
-    search.add_member(current == k0_bytes ? std::move(base) : cascade.individual(current, 0, file_name));
-    size_t resumed = 0;
-    for (const AcceptedRecord& a : store.accepted(kr.id)) {
-      search.add_member(cascade.individual(a.code, a.candidate, file_name));
-      ++resumed;
-    }
-    if (resumed && progress.log)
-      progress.log(fmt::format("{}: resumed {} accepted candidate(s) from {}", job.kernel, resumed, store.path()));
-    out.accepted = resumed;
-    result.candidates += search.search(out);
-    for (const auto& [move, n] : out.accepted_moves) out.accepted += n;  // resumed + this run's (no second read of the blobs)
-
-    // Final gate: the best candidate (then the next best) re-verified from scratch with fresh seeds.
-    out.best_cycles = kr.baseline_cycles;
-    out.best_us = kr.baseline_us;
-    out.final_verdict = "K0 kept (no candidate was accepted)";
-    std::optional<int64_t> final_id;
-    nlohmann::json final_report;
-    for (const Member* m : search.by_cycles()) {
-      if (m->ind.id == 0) break;  // the starting object is at least as fast as the rest
-      verify::VerifyReport r = cascade.reverify(*m->ind.co, 0x5eed0000ull + o.seed);
-      final_report = r.to_json();
-      if (r.verdict != verify::Verdict::Equivalent) {
-        if (progress.log)
-          progress.log(fmt::format("{}: candidate #{} failed re-verification with fresh seeds ({}); trying the next best", job.kernel,
-                                   m->ind.id, r.summary));
-        out.final_verdict = std::string("K0 kept (best failed re-verification: ") + verify::verdict_name(r.verdict) + ")";
-        continue;
-      }
-      timing::ModeledRun again = cascade.model(*m->ind.co);
-      out.best_cycles = static_cast<double>(again.model.cycles);
-      out.best_us = again.model.microseconds;
-      out.final_verdict = "EQUIVALENT";
-      final_id = m->ind.id;
-      current = m->ind.bytes;
-      break;
-    }
-    store.set_final(kr.id, final_id, out.final_verdict, out.best_cycles, out.speedup(), final_report.dump());
-    out.seconds = since(kstart);
+    KernelSession session(k0, k0_bytes, current, file_name, job, store, result.run, rebuildable, o, progress, run_start);
+    session.search();
+    KernelSession::Final f = session.finish();
+    current = std::move(f.bytes);
+    KernelOutcome out = session.outcome();
+    result.candidates += out.candidates_this_run;
     result.kernels.push_back(std::move(out));
   }
   result.bytes = std::move(current);

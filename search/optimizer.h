@@ -14,11 +14,16 @@
 // Kernels of one file are optimized one after the other, each starting from the object the
 // previous one left, each verified against the original K0.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "emu/launch_spec.h"
 #include "search/cascade.h"
@@ -106,6 +111,48 @@ struct ProgressStatus {
 struct Progress {
   std::function<void(const std::string&)> log;             // one line
   std::function<void(const ProgressStatus&)> status;       // after every candidate
+};
+
+// One kernel's search as optimize() runs it, open to a driver outside the optimizer's loop (`asmevo
+// mcp`): K0's cascade, the kernel's row in the store, the population resumed from it, the budget
+// and the final gate. optimize() is made of it, so a driver's candidates are evaluated, stored and
+// counted exactly like the built-in proposers'.
+class KernelSession {
+ public:
+  // `start`: the object the search starts from (K0, or what the previous kernel left). Throws
+  // asmevo::Error when the specs are not valid launches of K0.
+  KernelSession(const codeobj::CodeObject& k0, const std::vector<uint8_t>& k0_bytes, const std::vector<uint8_t>& start,
+                const std::string& file_name, const KernelJob& job, Store& store, int64_t run, bool rebuildable,
+                const OptimizeOptions& options, const Progress& progress, std::chrono::steady_clock::time_point run_start);
+  ~KernelSession();
+  KernelSession(const KernelSession&) = delete;
+  KernelSession& operator=(const KernelSession&) = delete;
+
+  // The built-in loop (options.proposers) until the budget or the time is spent.
+  void search();
+  // The current best, its windows and `evaluate`, for an external driver. budget_left is 0 once
+  // options.budget (counted over resumed runs) or options.time_limit_s is spent.
+  AgentTurn turn();
+  bool budget_left() const;
+
+  // The final gate: the best candidate (then the next best) re-verified from scratch with fresh
+  // seeds and re-timed, recorded with Store::set_final. May be called again after more candidates.
+  struct Final {
+    std::optional<int64_t> candidate;  // none: no candidate passed (bytes are the start object's)
+    std::vector<uint8_t> bytes;
+    std::string verdict;               // "EQUIVALENT", or why the start object was kept
+    nlohmann::json report;             // the re-verification report (verify::VerifyReport::to_json)
+    double cycles = 0, us = 0;         // modeled
+  };
+  Final finish();
+
+  KernelOutcome outcome() const;  // figures so far (this run and the resumed ones)
+  const KernelRecord& record() const;
+  const Cascade& cascade() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Throws asmevo::Error for a kernel the file lacks, specs that are not valid launches of K0, or an
