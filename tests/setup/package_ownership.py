@@ -52,6 +52,11 @@ def setup_packages(setup_sh):
                 break
     if start is None or end is None:
         sys.exit(f"{setup_sh}: no `packages=( ... )` list found: the check cannot tell what setup installs")
+    # Packages added when a condition holds (`... || packages+=(nodejs npm)`): setup installs them
+    # whenever what they provide is missing, so they count as listed.
+    for line in lines[end + 1:]:
+        for m in re.finditer(r"packages\+=\(([^)]*)\)", line.split("#", 1)[0]):
+            pkgs += m.group(1).split()
     return pkgs, end + 1
 
 
