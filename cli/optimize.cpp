@@ -112,6 +112,12 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
     if (jobs.empty()) throw Error("none of the launch specs is for a kernel of " + o.file, "--launch", "kernels in this file: " + names);
   }
 
+  // Inconsistencies the loader accepts (so the kernel is optimized) but the summary names.
+  std::vector<std::string> warnings;
+  for (const auto& job : jobs)
+    if (const auto* md = k0.metadata() ? k0.metadata()->kernel(job.kernel) : nullptr)
+      for (const auto& w : codeobj::kernarg_layout_warnings(*md)) warnings.push_back("kernel " + job.kernel + ": " + w);
+
   search::OptimizeOptions opts;
   opts.budget = o.budget;
   opts.time_limit_s = o.time_s;
@@ -194,6 +200,7 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
                             {"candidates", k.candidates}, {"candidates_this_run", k.candidates_this_run}, {"accepted", k.accepted},
                             {"final_verdict", k.final_verdict}, {"accepted_moves", k.accepted_moves}, {"rejected_at", k.rejected_at},
                             {"patch_mode", k.patch_mode}, {"seconds", k.seconds}});
+  j["warnings"] = warnings;
   if (o.json) {
     std::cout << j.dump(2) << "\n";
     return kExitOk;
@@ -209,6 +216,7 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
                              moves.empty() ? "-" : moves);
     if (k.final_verdict != "EQUIVALENT") std::cout << "  " << k.kernel << ": " << k.final_verdict << "\n";
   }
+  for (const auto& w : warnings) std::cout << "warning: " << w << "\n";
   const double rate = r.seconds > 0 ? r.candidates / r.seconds : 0;
   std::cout << fmt::format("{} candidates in {:.1f} s ({:.2f} candidates/s)\n", r.candidates, r.seconds, rate);
   std::cout << "optimized object: " << o.output << "\n";
