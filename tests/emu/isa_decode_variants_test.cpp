@@ -27,7 +27,7 @@ class DecodeVariants : public ::testing::TestWithParam<const char*> {};
 TEST_P(DecodeVariants, EveryImplementedEncodingFitsItsSemanticUnit) {
   auto target = codeobj::parse_target_id(GetParam());
   ASSERT_TRUE(target);
-  auto insts = program::encoding_variants(*target, 48, 15);
+  auto insts = program::encoding_variants(*target, 24, 15);
   const Registry& reg = Registry::get();
   std::map<std::string, std::string> gaps;  // mnemonic -> first failing text and message
   std::set<std::string> checked;
