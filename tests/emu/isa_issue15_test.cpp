@@ -158,6 +158,8 @@ TEST_P(Issue15Archs, MoreScalarAlu) {
   s_cmp_eq_u32 0, 1                   // SCC = 0
   s_mov_b64 s[14:15], 3
   s_cmov_b64 s[14:15], 7              // SCC = 0: unchanged (3)
+  s_mov_b32 s16, 11
+  s_cmov_b32 s16, 12                  // SCC = 0: unchanged (11; it once became 0)
   v_mov_b32 v10, s4
   v_mov_b32 v11, s5
   v_mov_b32 v12, s6
@@ -170,9 +172,10 @@ TEST_P(Issue15Archs, MoreScalarAlu) {
   v_mov_b32 v19, s13
   v_mov_b32 v20, s14
   v_xnor_b32 v21, 0xf0f0f0f0, v0      // lane 0: ~0xf0f0f0f0 = 0x0f0f0f0f
-)", 12);
-  const uint32_t want[12] = {8, 8, 8, 31, 0xe1, 0x5678abcd, 0x00f00f0f, 0x25, 0x33, 0xc0000000u, 3, 0x0f0f0f0f};
-  for (unsigned k = 0; k < 12; ++k) EXPECT_EQ(r.at(0, k, 12), want[k]) << "result " << k;
+  v_mov_b32 v22, s16
+)", 13);
+  const uint32_t want[13] = {8, 8, 8, 31, 0xe1, 0x5678abcd, 0x00f00f0f, 0x25, 0x33, 0xc0000000u, 3, 0x0f0f0f0f, 11};
+  for (unsigned k = 0; k < 13; ++k) EXPECT_EQ(r.at(0, k, 13), want[k]) << "result " << k;
 }
 
 TEST_P(Issue15Archs, BufferAtomicPackedAdd) {
