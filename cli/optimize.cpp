@@ -117,6 +117,11 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   const codeobj::CodeObject k0 = codeobj::CodeObject::parse(k0_bytes, o.file);
 
   const std::vector<search::KernelJob> jobs = kernel_jobs(k0, o.file, o.launches, o.kernel);
+  // Inconsistencies the loader accepts (so the kernel is optimized) but the summary names.
+  std::vector<std::string> warnings;
+  for (const auto& job : jobs)
+    if (const auto* md = k0.metadata() ? k0.metadata()->kernel(job.kernel) : nullptr)
+      for (const auto& w : codeobj::kernarg_layout_warnings(*md)) warnings.push_back("kernel " + job.kernel + ": " + w);
 
   search::OptimizeOptions opts;
   opts.budget = o.budget;
@@ -200,6 +205,7 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
                             {"candidates", k.candidates}, {"candidates_this_run", k.candidates_this_run}, {"accepted", k.accepted},
                             {"final_verdict", k.final_verdict}, {"accepted_moves", k.accepted_moves}, {"rejected_at", k.rejected_at},
                             {"patch_mode", k.patch_mode}, {"seconds", k.seconds}});
+  j["warnings"] = warnings;
   if (o.json) {
     std::cout << j.dump(2) << "\n";
     return kExitOk;
@@ -215,6 +221,7 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
                              moves.empty() ? "-" : moves);
     if (k.final_verdict != "EQUIVALENT") std::cout << "  " << k.kernel << ": " << k.final_verdict << "\n";
   }
+  for (const auto& w : warnings) std::cout << "warning: " << w << "\n";
   const double rate = r.seconds > 0 ? r.candidates / r.seconds : 0;
   std::cout << fmt::format("{} candidates in {:.1f} s ({:.2f} candidates/s)\n", r.candidates, r.seconds, rate);
   std::cout << "optimized object: " << o.output << "\n";

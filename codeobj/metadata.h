@@ -40,7 +40,14 @@ struct KernelMetadata {
   std::optional<std::array<uint64_t, 3>> reqd_workgroup_size, workgroup_size_hint;
   std::string language;  // optional
   size_t explicit_arg_count() const;
+  // Bytes from the kernarg base to the end of the last argument or of .kernarg_segment_size, whichever
+  // is further: what a dispatch must provide so that every argument the metadata lists has its bytes.
+  uint64_t kernarg_extent() const;
 };
+
+// Inconsistencies in the argument layout that loaders accept (so AsmEvo reads the object) but that a
+// user should know of: explicit arguments beyond .kernarg_segment_size. One message per run of them.
+std::vector<std::string> kernarg_layout_warnings(const KernelMetadata& k);
 
 class Metadata {
  public:

@@ -60,6 +60,7 @@ Resources derive_resources(const ArchParams& a, const KernelDescriptor& kd, cons
     if (md->kernarg_segment_size != kd.kernarg_size)
       r.inconsistencies.push_back("metadata .kernarg_segment_size " + std::to_string(md->kernarg_segment_size) +
                                   " != KD " + std::to_string(kd.kernarg_size));
+    for (const auto& w : kernarg_layout_warnings(*md)) r.inconsistencies.push_back(w);
     // On gfx90a+ .vgpr_count counts the unified file (VGPRs aligned to 4, then AGPRs).
     if (r.md_vgpr_count > r.vgprs_allocated)
       r.inconsistencies.push_back("metadata .vgpr_count " + std::to_string(r.md_vgpr_count) + " exceeds the " +

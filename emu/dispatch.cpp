@@ -112,7 +112,7 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
   if (explicit_args.size() != spec.args.size())
     throw Error(fmt::format("the spec lists {} arguments but kernel {} has {}", spec.args.size(), kernel.name, explicit_args.size()),
                 at + ":" + std::to_string(spec.args_line), "list one entry per kernel parameter, in order");
-  uint64_t ksize = std::max<uint64_t>({kd.kernarg_size, L->md->kernarg_segment_size, 1});
+  uint64_t ksize = std::max<uint64_t>({kd.kernarg_size, L->md->kernarg_extent(), 1});  // every listed argument (codeobj/metadata.h)
   std::vector<uint8_t> kernarg((ksize + 255) / 256 * 256, 0);
   for (size_t i = 0; i < spec.args.size(); ++i) {
     const ArgSpec& s = spec.args[i];

@@ -1,4 +1,6 @@
 #include "emu/executor.h"
+#include "emu/gpr_idx.h"
+#include "emu/registry.h"
 
 #include <algorithm>
 #include <atomic>
@@ -40,6 +42,21 @@ const char* schedule_name(WaveSchedule s) {
   return "?";
 }
 
+namespace {
+// What VSKIP skips: every instruction the vector units execute.
+bool is_vector_instruction(program::InstClass c) {
+  using program::InstClass;
+  switch (c) {
+    case InstClass::VALU: case InstClass::VOP3P: case InstClass::MFMA: case InstClass::VMEMLoad: case InstClass::VMEMStore:
+    case InstClass::VMEMAtomic: case InstClass::VMEMCache: case InstClass::FLAT: case InstClass::GLOBAL: case InstClass::SCRATCH:
+    case InstClass::DS:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions, uint64_t quantum) {
   const std::vector<ExecInst>& insts = ctx.program->insts();
   const size_t n = insts.size();
@@ -55,7 +72,15 @@ void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions, uint64_t qu
     if (ctx.executed) ctx.executed[w.pc] = 1;
     if (ctx.observer) ctx.observer->before_inst(ctx, w, in);
     w.pc += 1;
-    in.fn(ctx, w, in);
+    if ((w.mode.bits & kModeGprIdxEn) || w.vskip) [[unlikely]] {
+      if (w.vskip && is_vector_instruction(in.raw->cls)) continue;  // skipped: not counted as executed
+      if (in.category == static_cast<uint8_t>(Category::Vector) || in.category == static_cast<uint8_t>(Category::MFMA))
+        run_gpr_indexed(ctx, w, in);
+      else
+        in.fn(ctx, w, in);
+    } else {
+      in.fn(ctx, w, in);
+    }
     ++ctx.stats.by_category[in.category];
     if (++w.instructions > max_instructions)
       throw StepLimitError(fmt::format("wave executed more than {} instructions (endless loop?)", max_instructions),
@@ -83,6 +108,7 @@ void run_workgroup(ExecContext& ctx, Launch& L, const WaveSetup& setup, const Pr
     w.done = w.at_barrier = false;
     w.instructions = 0;
     w.scc = false;
+    w.vskip = false;
     w.s.fill(0);
     w.wc.clear();
     init_wave(L, setup, prog, w, wg, i, slot);

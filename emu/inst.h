@@ -97,7 +97,7 @@ struct ExecInst {
   const struct SemanticEntry* entry = nullptr;
   uint8_t ndst = 0, nsrc = 0;
   std::array<Operand, 2> dst{};
-  std::array<Operand, 4> src{};
+  std::array<Operand, 5> src{};  // 5: the scaled MFMAs (D, A, B, C, scale A, scale B)
   Mods mods;
   uint64_t address = 0;    // device PC of this instruction
   uint32_t size = 0;       // bytes

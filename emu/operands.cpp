@@ -53,13 +53,21 @@ uint8_t list_bits(const std::vector<int64_t>& v) {
 
 constexpr std::string_view kFlagMods[] = {"clamp", "glc", "slc", "nt", "sc0", "sc1", "dlc", "lds", "gds", "offen",
                                           "idxen", "addr64", "tfe", "lwe", "row_mirror", "row_half_mirror", "d16",
-                                          "bound_ctrl:1", "bound_ctrl:0", "unorm", "da", "r128", "a16"};
+                                          "bound_ctrl:1", "bound_ctrl:0", "unorm", "da", "r128", "a16", "scc"};
 constexpr std::string_view kKeyMods[] = {"mul:", "div:", "op_sel:", "op_sel_hi:", "neg_lo:", "neg_hi:", "quad_perm:",
                                          "row_shl:", "row_shr:", "row_ror:", "wave_shl:", "wave_rol:", "wave_shr:",
                                          "wave_ror:", "row_bcast:", "row_newbcast:", "row_mask:", "bank_mask:",
                                          "bound_ctrl:", "fi:", "dst_sel:", "dst_unused:", "src0_sel:", "src1_sel:",
                                          "offset:", "offset0:", "offset1:", "format:", "cbsz:", "abid:", "blgp:",
                                          "neg:", "byte_sel:", "dmask:", "swizzle(", "bitop3:"};
+
+// vN, sN, aN (a register name that some modifier spellings share).
+bool looks_like_register(std::string_view tok) {
+  if (tok.size() < 2 || (tok[0] != 'v' && tok[0] != 's' && tok[0] != 'a')) return false;
+  for (size_t i = 1; i < tok.size(); ++i)
+    if (tok[i] < '0' || tok[i] > '9') return false;
+  return true;
+}
 
 }  // namespace
 
@@ -107,7 +115,10 @@ SplitText split_instruction_text(std::string_view text) {
         ++j;
       }
       std::string_view tok = piece.substr(i, j - i);
-      if (is_modifier_token(tok) && !(first && p + 1 < pieces.size()))
+      // A piece's first token is an operand when a comma follows or precedes it (every operand list
+      // starts with one), and also when it reads as a register: "a16" is MIMG's 16-bit-address flag
+      // and AGPR 16 ("v_accvgpr_read_b32 v118, a16").
+      if (is_modifier_token(tok) && !(first && (pieces.size() > 1 || looks_like_register(tok))))
         out.modifiers.emplace_back(tok);
       else if (first)
         out.operands.emplace_back(tok);
@@ -231,6 +242,7 @@ bool parse_modifier(std::string_view tok, Mods& m, std::string& err) {
   if (tok == "nt") return m.nt = true, true;
   if (tok == "sc0") return m.sc0 = true, true;
   if (tok == "sc1") return m.sc1 = true, true;
+  if (tok == "scc") return m.sc1 = true, true;  // gfx90a's name of the system-coherence bit gfx940 calls sc1
   if (tok == "dlc") return m.dlc = true, true;
   if (tok == "lds") return m.lds = true, true;
   if (tok == "gds") return m.gds = true, true;

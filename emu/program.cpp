@@ -54,6 +54,13 @@ ExecInst predecode(const program::Instruction& raw, unsigned num_vregs, unsigned
   in.fn = e->fn;
   in.encoding = enc;
   in.category = static_cast<uint8_t>(e->cat);
+  // LLVM prints operands it decoded but the processor cannot use ("v[33:34]/*Invalid register, operand has
+  // 'VReg_64_Align2' register class*/": a misaligned pair on gfx90a+, src_lds_direct in an SALU): not code
+  // this processor runs.
+  if (raw.text.find("/*Invalid register") != std::string::npos)
+    throw Error(fmt::format("invalid operand in {} at 0x{:x} in kernel {}: LLVM decodes a register this processor cannot use",
+                            raw.mnemonic, raw.address, kernel),
+                where, "these bytes are not valid code for the target processor (check the code object's target)");
   SplitText st = split_instruction_text(raw.text);
   for (const auto& m : st.modifiers) {
     std::string err;

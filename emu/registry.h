@@ -41,7 +41,7 @@ struct SemanticEntry {
   ExecFn fn = nullptr;
   uint8_t ndst = 0, nsrc = 0;
   std::array<Ty, 2> dst{};
-  std::array<Ty, 4> src{};
+  std::array<Ty, 5> src{};
   Category cat = Category::Scalar;
   uint8_t counters = 0;  // CounterBits (waitcnt.h) of memory instructions; 0 for ALU
   uint32_t flags = 0;

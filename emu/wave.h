@@ -52,6 +52,7 @@ struct Wave {
   ModeReg mode;
   uint32_t status = 0;
   bool flush_f32 = false;   // mode.denorm32() == 0, cached
+  bool vskip = false;       // STATUS.VSKIP (s_setvskip): vector instructions are skipped (emu/semantics/vskip.cpp)
 
   uint32_t pc = 0;          // index into Program::insts
   bool done = false;

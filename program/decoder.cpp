@@ -290,6 +290,20 @@ void Decoder::Impl::fail(std::span<const uint8_t> bytes, uint64_t address) const
 
 void Decoder::Impl::decode(Worker& w, std::span<const uint8_t> bytes, uint64_t address,
                            Instruction& out) const {
+  // LLVM 22's AMDGPU disassembler crashes (a dangling Twine while it reports the operand) on the VOP3 /
+  // VOP3P encodings (first dword bits 31:26 = 110100) with the literal constant (255) in a source field, or
+  // in a VOPC's SDST field. gfx9 has no VOP3 literals, so such bytes are never code: refuse them cleanly.
+  if (bytes.size() >= 8) {
+    auto dword = [&](size_t i) {
+      return static_cast<uint32_t>(bytes[i]) | bytes[i + 1] << 8 | bytes[i + 2] << 16 | static_cast<uint32_t>(bytes[i + 3]) << 24;
+    };
+    const uint32_t w0 = dword(0), w1 = dword(4);
+    if ((w0 >> 26) == 0x34) {
+      bool literal = (w1 & 0x1ff) == 0xff || (w1 >> 9 & 0x1ff) == 0xff || (w1 >> 18 & 0x1ff) == 0xff;
+      bool vopc_literal_dst = ((w0 >> 16) & 0x3ff) < 0x100 && (w0 & 0xff) == 0xff;  // VOPC opcodes are below 0x100
+      if (literal || vopc_literal_dst) fail(bytes, address);
+    }
+  }
   llvm::MCInst mi;
   uint64_t size = 0;
   // SoftFail ("decoded but unpredictable") is accepted, as llvm-objdump does.

@@ -5,11 +5,20 @@
 #pragma once
 #include <set>
 #include <string>
+#include <vector>
+
+#include "program/instruction.h"
 
 #include "codeobj/target.h"
 
 namespace asmevo::program {
 
 std::set<std::string> decodable_mnemonics(const codeobj::TargetId& target);
+
+// Many encodings per opcode of every format, decoded: the representative one above, one with every
+// operand field 16 (v16/s16/a16), and `random_per_opcode` with random operand fields and trailing dwords
+// (register ranges, AGPR forms, inline constants, DPP/SDWA, modifiers; no literal fields, see isa_enum.cpp). Undecodable ones are skipped.
+// For tests that every form LLVM produces fits what later stages expect (tests/emu/isa_decode_variants_test).
+std::vector<Instruction> encoding_variants(const codeobj::TargetId& target, unsigned random_per_opcode, uint64_t seed);
 
 }  // namespace asmevo::program

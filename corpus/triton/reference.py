@@ -174,6 +174,20 @@ def matmul_kernel(args, grid):
     return {"c": c.astype(np.float32).ravel()}
 
 
+def matmul_128_kernel(args, grid):
+    return matmul_kernel(args, grid)
+
+
+def fp8_gemm_kernel(args, grid):
+    m, n, k = args["M"], args["N"], args["K"]
+    code = lambda x: (np.asarray(x, dtype=np.int64) & 0xB7).astype(np.uint8)  # the kernel's bit mask
+    a = fp8_decode(code(args["a"]), "fp8e4m3fn").astype(np.float64).reshape(-1, args["stride_am"])[:m, :k]
+    b = fp8_decode(code(args["b"]), "fp8e4m3fn").astype(np.float64).reshape(-1, args["stride_bk"])[:k, :n]
+    c = np.zeros((m, args["stride_cm"]), dtype=np.float64)
+    c[:, :n] = a @ b
+    return {"c": c.astype(np.float32).ravel()}
+
+
 def decode_attention_kernel(args, grid):
     batch, heads = grid[0], grid[1]
     max_seq = args["max_seq"]
@@ -225,7 +239,8 @@ def embedding_kernel(args, grid):
 
 REFERENCES = {f.__name__: f for f in [
     vector_add_kernel, gelu_add_kernel, silu_and_mul_kernel, rmsnorm_kernel, fused_add_rmsnorm_kernel,
-    softmax_kernel, layernorm_kernel, rotary_kernel, matmul_kernel, decode_attention_kernel,
+    softmax_kernel, layernorm_kernel, rotary_kernel, matmul_kernel, matmul_128_kernel, fp8_gemm_kernel,
+    decode_attention_kernel,
     fp8_quant_fnuz_kernel, fp8_quant_fn_kernel, argmax_kernel, embedding_kernel]}
 
 _F16 = (2e-3, 4e-3)
@@ -241,6 +256,8 @@ TOLERANCE = {
     "layernorm_kernel": {"out": _F16, "mean": (1e-5, 1e-5), "rstd": (1e-5, 1e-5)},
     "rotary_kernel": {"q": _F16, "k": _F16},
     "matmul_kernel": {"c": (2e-2, 4e-3)},
+    "matmul_128_kernel": {"c": (2e-2, 4e-3)},
+    "fp8_gemm_kernel": {"c": (1e-4, 1e-5)},   # exact products, fp32 sums of <= 256 terms below 225
     "decode_attention_kernel": {"out": _F16},
     "fp8_quant_fnuz_kernel": {"out": _FP8, "scale": (0.0, 1e-6)},
     "fp8_quant_fn_kernel": {"out": _FP8, "scale": (0.0, 1e-6)},

@@ -31,10 +31,13 @@
 #include <mutex>
 
 #include "emu/alu.h"
+#include "emu/semantics/atomic_ops.h"
 #include "emu/program.h"
 
 namespace asmevo::emu::sem {
 namespace {
+
+using namespace atomic_ops;  // NOLINT: the shared read-modify-write operators
 
 using u8 = uint8_t;
 
@@ -110,51 +113,11 @@ template <Form Fm, class T, auto F, bool Cmp> void atomic(ExecContext& ctx, Wave
   w.wc.issue(std::move(po));
 }
 
-inline float f32(u32 b) { return std::bit_cast<float>(b); }
-inline double f64(u64 b) { return std::bit_cast<double>(b); }
 
 inline u32 add_f32(u32 a, u32 b, bool ftz) {
   if (!ftz) return std::bit_cast<u32>(f32(a) + f32(b));
   return std::bit_cast<u32>(detail::flush(detail::flush(f32(a)) + detail::flush(f32(b))));
 }
-inline u16 bf16_rne(float x) {
-  u32 b = std::bit_cast<u32>(x);
-  if (std::isnan(x)) return static_cast<u16>((b >> 16) | 0x40);
-  return static_cast<u16>((b + 0x7fffu + ((b >> 16) & 1)) >> 16);
-}
-// f16/bf16 sums computed in f32 and rounded once more are correctly rounded (f32 has >= 2p+2 bits).
-inline u32 pk_add_f16(u32 a, u32 b) {
-  u32 r = 0;
-  for (int h = 0; h < 2; ++h) {
-    float x = static_cast<float>(std::bit_cast<f16>(static_cast<u16>(a >> (16 * h))));
-    float y = static_cast<float>(std::bit_cast<f16>(static_cast<u16>(b >> (16 * h))));
-    r |= static_cast<u32>(std::bit_cast<u16>(static_cast<f16>(x + y))) << (16 * h);
-  }
-  return r;
-}
-inline u32 pk_add_bf16(u32 a, u32 b) {
-  u32 r = 0;
-  for (int h = 0; h < 2; ++h) {
-    float x = std::bit_cast<float>((a >> (16 * h)) << 16), y = std::bit_cast<float>((b >> (16 * h)) << 16);
-    r |= static_cast<u32>(bf16_rne(x + y)) << (16 * h);
-  }
-  return r;
-}
-inline u64 min_f64(u64 m, u64 d) {
-  double x = f64(m), y = f64(d);
-  if (std::isnan(x)) return d;
-  if (std::isnan(y)) return m;
-  if (x == y) return std::signbit(y) ? d : m;  // -0 < +0
-  return y < x ? d : m;
-}
-inline u64 max_f64(u64 m, u64 d) {
-  double x = f64(m), y = f64(d);
-  if (std::isnan(x)) return d;
-  if (std::isnan(y)) return m;
-  if (x == y) return std::signbit(y) ? m : d;
-  return y > x ? d : m;
-}
-
 template <class T, auto F, bool Cmp = false> void both(Registry& r, const std::string& op) {
   for (const char* pre : {"global_atomic_", "flat_atomic_"}) {
     ExecFn fn = std::string(pre) == "global_atomic_" ? &atomic<Form::Global, T, F, Cmp> : &atomic<Form::Flat, T, F, Cmp>;

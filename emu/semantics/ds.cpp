@@ -1,5 +1,5 @@
 // DS: LDS reads, writes and atomics, and the DS-unit cross-lane ops (ds_swizzle_b32,
-// ds_permute_b32, ds_bpermute_b32, gfx950 ds_read_b64_tr_b16). ISA: AMD "Vega" / CDNA2 / CDNA3 /
+// ds_permute_b32, ds_bpermute_b32, gfx950 ds_read_b64_tr_b16/b8/b4). ISA: AMD "Vega" / CDNA2 / CDNA3 /
 // CDNA4 Instruction Set Architecture, chapter "Data Share Operations" and the DS opcode list.
 //
 // Addressing: ADDR = VGPR[addr][lane] + OFFSET (unsigned 16-bit; read2/write2: two unsigned 8-bit
@@ -308,32 +308,37 @@ void ds_permute_b32(ExecContext& ctx, Wave& w, const ExecInst& in) {
   issue(w, in, &pw);
 }
 
-// ds_read_b64_tr_b16 (gfx950) vdst[2], vaddr: each lane reads 64 bits (four 16-bit elements) at
-// ADDR; within each block of 16 lanes the 16 x 4 elements form a 4 x 16 tile whose row r is read
-// by lanes 4r..4r+3 (lane L holds tile[L/4][4*(L%4) .. 4*(L%4)+3]), and lane i receives column i:
-// element r of lane i = element (i % 4) of lane 4r + i/4. Sources: Triton's
-// chooseDsReadB64TrLayout (lane bases {4,0},{8,0},{0,1},{0,2}: lane L reads M = 4*(L%4)+0..3 at
-// K = L/4, and the result is the MFMA operand layout, lane i <-> M = i) and Mojo's
-// ds_read_tr16_b64_row ("each 16-lane row loads a 4x16 tile ... each lane gets a column", with
-// lane L addressing row L/4, 4-element column group L%4). Inactive lanes contribute 0.
-void ds_read_b64_tr_b16(ExecContext& ctx, Wave& w, const ExecInst& in) {
+// ds_read_b64_tr_b{16,8,4} (gfx950) vdst[2], vaddr: each lane reads 64 bits (E = 64 / bits elements)
+// at ADDR; within each block of 16 lanes the 16 x E elements form an E x 16 tile whose row r is read by
+// lanes (16/E)*r .. (16/E)*r + 16/E - 1 (each holding E consecutive elements of the row), and lane i
+// receives column i: element r of lane i = element (i % E) of lane (16/E)*r + i/E, packed low bits
+// first. b16 (E = 4): Triton's chooseDsReadB64TrLayout (lane bases {4,0},{8,0},{0,1},{0,2}: lane L
+// reads M = 4*(L%4)+0..3 at K = L/4, and the result is the MFMA operand layout, lane i <-> M = i) and
+// Mojo's ds_read_tr16_b64_row ("each 16-lane row loads a 4x16 tile ... each lane gets a column", with
+// lane L addressing row L/4, 4-element column group L%4). b8 (E = 8) and b4 (E = 16): the same rule
+// for 8 x 16 and 16 x 16 tiles (our inference from b16: the result is again one MFMA operand column
+// per lane); Triton 3.6's gfx950 fp8 GEMM (corpus/triton fp8_gemm_kernel), which reads B with
+// ds_read_b64_tr_b8, matches its NumPy reference with it. b4 needs hardware confirmation. Inactive
+// lanes contribute 0.
+template <unsigned Bits> void ds_read_b64_tr(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  constexpr unsigned E = 64 / Bits, LanesPerRow = 16 / E;
+  constexpr uint64_t kMask = (1ull << Bits) - 1;
   check_gds(ctx, w, in);
   const u64 exec = w.exec();
   const uint64_t off = static_cast<uint64_t>(in.mods.offset);
-  u16 e[kWaveSize][4] = {};
+  uint64_t v[kWaveSize] = {};
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     uint64_t a = lane_addr(w, in.src[0], l, off);
-    u32 lo = rd32(ctx, a), hi = rd32(ctx, a + 4);
-    e[l][0] = static_cast<u16>(lo), e[l][1] = static_cast<u16>(lo >> 16), e[l][2] = static_cast<u16>(hi), e[l][3] = static_cast<u16>(hi >> 16);
+    v[l] = rd32(ctx, a) | static_cast<uint64_t>(rd32(ctx, a + 4)) << 32;
   }
   PendingWrite pw = dest(in.dst[0], 2, exec);
   for (unsigned l = 0; l < kWaveSize; ++l) {
     unsigned b = l & ~15u, i = l & 15;
-    u16 r[4];
-    for (unsigned k = 0; k < 4; ++k) r[k] = e[b + 4 * k + i / 4][i % 4];
-    pw.data[l] = r[0] | (static_cast<u32>(r[1]) << 16);
-    pw.data[kWaveSize + l] = r[2] | (static_cast<u32>(r[3]) << 16);
+    uint64_t out = 0;
+    for (unsigned r = 0; r < E; ++r) out |= (v[b + LanesPerRow * r + i / E] >> (Bits * (i % E)) & kMask) << (Bits * r);
+    pw.data[l] = static_cast<u32>(out);
+    pw.data[kWaveSize + l] = static_cast<u32>(out >> 32);
   }
   issue(w, in, &pw);
 }
@@ -434,10 +439,12 @@ void register_ds(Registry& r) {
   add(r, "ds_swizzle_b32", ds_swizzle_b32, true);
   add(r, "ds_bpermute_b32", ds_bpermute_b32, true);
   add(r, "ds_permute_b32", ds_permute_b32, true);
-  add(r, "ds_read_b64_tr_b16", ds_read_b64_tr_b16, true);
+  add(r, "ds_read_b64_tr_b16", ds_read_b64_tr<16>, true);
+  add(r, "ds_read_b64_tr_b8", ds_read_b64_tr<8>, true);
+  add(r, "ds_read_b64_tr_b4", ds_read_b64_tr<4>, true);
   // Not implemented (pre-decode names them): ds_read_addtid_b32 / ds_write_addtid_b32 (M0-based),
   // ds_append / ds_consume / ds_gws_* / GDS, ds_wrxchg2*, ds_condxchg32, the other gfx950
-  // transpose reads (ds_read_b64_tr_b4/b8, ds_read_b96_tr_b6), ds_*_src2_*.
+  // transpose read ds_read_b96_tr_b6, ds_*_src2_*.
 }
 
 }  // namespace asmevo::emu::sem

@@ -29,8 +29,8 @@
 // s_waitcnt; store data is read from the VGPRs at issue (gfx9 needs no wait before reuse).
 // Offsets are summed in 64 bits (no 32-bit wrap-around of VGPR offset + instruction offset).
 // Not implemented (stop the run, naming the instruction): `lds` loads (M0-addressed LDS
-// destination), `tfe`/`lwe`, format loads/stores (buffer_load_format_*, tbuffer_*), the packed
-// f16/bf16 and f64 min/max buffer atomics (none of these occur in the corpus).
+// destination), `tfe`/`lwe`, format loads/stores (buffer_load_format_*, tbuffer_*). The packed
+// f16/bf16 add and f64 min/max atomics share their operators with GLOBAL/FLAT (atomic_ops.h).
 #include <bit>
 #include <cstring>
 #include <mutex>
@@ -38,6 +38,7 @@
 #include <type_traits>
 
 #include "emu/alu.h"
+#include "emu/semantics/atomic_ops.h"
 #include "emu/semantics/vmem_data.h"
 
 namespace asmevo::emu::sem {
@@ -256,6 +257,10 @@ void register_mubuf(Registry& r) {
   add_atomics<uint64_t>(r, "_x2");
   add_atomic<uint32_t, [](uint32_t m, uint32_t d, uint32_t) { return fadd_bits(m, d); }>(r, "add_f32");
   add_atomic<uint64_t, [](uint64_t m, uint64_t d, uint64_t) { return fadd_bits(m, d); }>(r, "add_f64");
+  add_atomic<uint32_t, [](uint32_t m, uint32_t d, uint32_t) { return atomic_ops::pk_add_f16(m, d); }>(r, "pk_add_f16");
+  add_atomic<uint32_t, [](uint32_t m, uint32_t d, uint32_t) { return atomic_ops::pk_add_bf16(m, d); }>(r, "pk_add_bf16");
+  add_atomic<uint64_t, [](uint64_t m, uint64_t d, uint64_t) { return atomic_ops::min_f64(m, d); }>(r, "min_f64");
+  add_atomic<uint64_t, [](uint64_t m, uint64_t d, uint64_t) { return atomic_ops::max_f64(m, d); }>(r, "max_f64");
   for (const char* m : {"buffer_wbinvl1", "buffer_wbinvl1_vol", "buffer_wbl2", "buffer_inv"})
     custom(r, m, &cache_control, Category::Memory, {}, {}, kVariadic, kVm);
   vmem::for_each_load([&](const char* sfx, auto tag) {

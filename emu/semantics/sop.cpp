@@ -32,7 +32,7 @@ void register_sop(Registry& r) {
   // SOP1
   salu<[](u32 a) { return a; }>(r, "s_mov_b32");
   salu<[](u64 a) { return a; }>(r, "s_mov_b64");
-  salu<[](u32 a, Scc& scc) { return scc ? a : u32(0); }>(r, "s_cmov_b32");
+  salu<[](u32 d, u32 a, Scc& scc) { return scc ? a : d; }>(r, "s_cmov_b32", kDstIsSrc0);  // if SCC then D = S0 (else D unchanged)
   salu<[](u32 a, Scc& scc) { u32 d = ~a; scc = d != 0; return d; }>(r, "s_not_b32");
   salu<[](u64 a, Scc& scc) { u64 d = ~a; scc = d != 0; return d; }>(r, "s_not_b64");
   salu<[](u32 a) { u32 d = 0; for (int i = 0; i < 32; ++i) d |= ((a >> i) & 1u) << (31 - i); return d; }>(r, "s_brev_b32");
