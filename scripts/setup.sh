@@ -9,6 +9,7 @@ packages=(
   libamdhip64-dev rocm-device-libs
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libz3-dev
   python3-numpy python3-yaml
 )
 missing=()
