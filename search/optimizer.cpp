@@ -272,6 +272,15 @@ class KernelSearch {
     c.transcript = transcript;
     for (const StageResult& s : ev.stages)
       if (s.stage == "verify") ++verified_;
+    for (const StageResult& s : ev.stages)
+      if (s.stage == "prove") {
+        ProofStat p;
+        p.verdict = s.detail.substr(0, s.detail.find(':'));
+        if (auto at = s.detail.rfind("; window-level: "); at != std::string::npos) p.window_verdict = s.detail.substr(at + 16);
+        p.seconds = s.seconds;
+        for (const StageResult& v : ev.stages) p.passed_verify |= v.stage == "verify" && v.ok;
+        out.proofs.push_back(std::move(p));
+      }
     if (!ev.accepted) {
       ++out.rejected_at[ev.stage];
       store_.add_candidate(c);
@@ -351,6 +360,8 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
     co.threads = o.jobs;
     co.counterexample_dir = o.counterexample_dir;
     co.patch_mode = !rebuildable;
+    co.proof = o.proof;
+    co.proof_timeout_ms = o.proof_timeout_ms;
     Cascade cascade(k0, job.kernel, job.specs, co);
     Individual base = cascade.individual(k0_bytes, 0, file_name);
     KernelRecord want;
