@@ -268,6 +268,31 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
         return r;
       }
     }
+    if (r.uninterpreted) {
+      // The solver's state relied on the uninterpreted functions being free; a few random live-in
+      // states run concretely may still show a real difference (then that state is the counterexample).
+      std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
+      for (unsigned trial = 0; trial < 8; ++trial) {
+        for (unsigned i = 0; i < emu::kNumScalarRegs; ++i) a.s[i] = static_cast<uint32_t>(rng());
+        a.s[emu::kNullSgpr] = 0;
+        a.scc = rng() & 1;
+        for (unsigned v = 0; v < kVregs; ++v)
+          for (unsigned l = 0; l < emu::kWaveSize; ++l) a.v[v].lane[l] = static_cast<uint32_t>(rng());
+        b.s = a.s, b.scc = a.scc;
+        std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
+        const auto s_in = a.s;
+        const bool scc_in = a.scc;
+        if (!run_concrete(w0, a) || !run_concrete(w1, b)) continue;
+        std::string diff = concrete_difference(a, b, cmp);
+        if (diff.empty()) continue;
+        r.verdict = Verdict::Disproven;
+        r.confirmed = true;
+        r.reason = "differs in " + diff + " (random live-in state, seed trial " + std::to_string(trial) + ")";
+        r.counterexample = fmt::format("random state #{} of seed 0x9e3779b97f4a7c15 (exec=0x{:x}, scc={})", trial,
+                                       (static_cast<uint64_t>(s_in[emu::kExecHi]) << 32) | s_in[emu::kExecLo], scc_in ? 1 : 0);
+        return r;
+      }
+    }
     r.verdict = Verdict::Unknown;
     r.reason = r.uninterpreted ? "differs in " + what + " only through uninterpreted functions (not reproduced concretely)"
                                : "internal: the solver's counterexample (" + what + ") did not reproduce concretely";

@@ -278,7 +278,10 @@ class KernelSearch {
         p.verdict = s.detail.substr(0, s.detail.find(':'));
         if (auto at = s.detail.rfind("; window-level: "); at != std::string::npos) p.window_verdict = s.detail.substr(at + 16);
         p.seconds = s.seconds;
-        for (const StageResult& v : ev.stages) p.passed_verify |= v.stage == "verify" && v.ok;
+        for (const StageResult& v : ev.stages) {
+          p.passed_verify |= v.stage == "verify" && v.ok;
+          p.passed_emulate |= v.stage == "emulate" && v.ok;
+        }
         out.proofs.push_back(std::move(p));
       }
     if (!ev.accepted) {

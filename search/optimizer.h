@@ -77,6 +77,7 @@ struct OptimizeOptions {
 struct ProofStat {
   std::string verdict, window_verdict;
   double seconds = 0;
+  bool passed_emulate = false;  // the quick run agreed (testing's first gate; Measure mode lets DISPROVEN ones run)
   bool passed_verify = false;
 };
 

@@ -135,12 +135,17 @@ int main(int argc, char** argv) {
                              total_s > 0 ? total_candidates / total_s : 0.0);
     // The proof stage: verdict shares over every candidate that reached it, proof time per candidate,
     // and how many good candidates (passed full verification) window-level proofs refuse.
-    std::map<std::string, size_t> shares, good_refused, good_refused_window;
+    std::map<std::string, size_t> shares, good_refused, good_refused_window, quick_refused, quick_refused_window;
     std::vector<double> times;
-    size_t good = 0;
+    size_t good = 0, quick_ok = 0;
     for (const auto& p : proofs) {
       ++shares[p.verdict];
       times.push_back(p.seconds);
+      if (p.passed_emulate) {
+        ++quick_ok;
+        if (p.verdict != "PROVEN") ++quick_refused[p.verdict];
+        if (!p.window_verdict.empty() && p.window_verdict != "PROVEN") ++quick_refused_window[p.window_verdict];
+      }
       if (p.passed_verify) {
         ++good;
         if (p.verdict != "PROVEN") ++good_refused[p.verdict];
@@ -157,7 +162,12 @@ int main(int argc, char** argv) {
                              "UNKNOWN {}; window-level (no liveness): DISPROVEN {}, UNKNOWN {}\n",
                              good, good_refused["DISPROVEN"], good_refused["UNKNOWN"], good_refused_window["DISPROVEN"],
                              good_refused_window["UNKNOWN"]);
-    nlohmann::json proof_json = {{"mode", proof}, {"candidates", proofs.size()}, {"shares", shares}, {"median_s", pct(0.5)},
+    std::cout << fmt::format("candidates that passed the quick emulation: {}; not PROVEN with liveness: DISPROVEN {}, UNKNOWN {}; "
+                             "window-level: DISPROVEN {}, UNKNOWN {}\n",
+                             quick_ok, quick_refused["DISPROVEN"], quick_refused["UNKNOWN"], quick_refused_window["DISPROVEN"],
+                             quick_refused_window["UNKNOWN"]);
+    nlohmann::json proof_json = {{"passed_emulate", quick_ok}, {"passed_emulate_not_proven", quick_refused},
+                                 {"passed_emulate_not_proven_window_level", quick_refused_window},{"mode", proof}, {"candidates", proofs.size()}, {"shares", shares}, {"median_s", pct(0.5)},
                                  {"p95_s", pct(0.95)}, {"good", good}, {"good_refused", good_refused},
                                  {"good_refused_window_level", good_refused_window}};
     if (!json_path.empty())
