@@ -278,6 +278,8 @@ class KernelSearch {
         p.verdict = s.detail.substr(0, s.detail.find(':'));
         if (auto at = s.detail.rfind("; window-level: "); at != std::string::npos) p.window_verdict = s.detail.substr(at + 16);
         p.seconds = s.seconds;
+        p.move = edit.move;
+        p.detail = s.detail.substr(0, 200);
         for (const StageResult& v : ev.stages) {
           p.passed_verify |= v.stage == "verify" && v.ok;
           p.passed_emulate |= v.stage == "emulate" && v.ok;

@@ -76,6 +76,7 @@ struct OptimizeOptions {
 // whether the candidate then passed full verification (a "good" candidate).
 struct ProofStat {
   std::string verdict, window_verdict;
+  std::string move, detail;  // the candidate's move and the proof stage's detail
   double seconds = 0;
   bool passed_emulate = false;  // the quick run agreed (testing's first gate; Measure mode lets DISPROVEN ones run)
   bool passed_verify = false;

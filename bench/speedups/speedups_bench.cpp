@@ -166,6 +166,8 @@ int main(int argc, char** argv) {
                              "window-level: DISPROVEN {}, UNKNOWN {}\n",
                              quick_ok, quick_refused["DISPROVEN"], quick_refused["UNKNOWN"], quick_refused_window["DISPROVEN"],
                              quick_refused_window["UNKNOWN"]);
+    for (const auto& p : proofs)
+      if (p.passed_emulate && p.verdict == "DISPROVEN") std::cout << fmt::format("  passed the quick run, DISPROVEN: {}: {}\n", p.move, p.detail);
     nlohmann::json proof_json = {{"passed_emulate", quick_ok}, {"passed_emulate_not_proven", quick_refused},
                                  {"passed_emulate_not_proven_window_level", quick_refused_window},{"mode", proof}, {"candidates", proofs.size()}, {"shares", shares}, {"median_s", pct(0.5)},
                                  {"p95_s", pct(0.95)}, {"good", good}, {"good_refused", good_refused},
