@@ -9,7 +9,11 @@
 #include "codeobj/code_object.h"
 #include "support/error.h"
 #include "support/file_io.h"
+#include "program/program.h"
+#include "prove/prove.h"
+#include "search/edit.h"
 #include "verify/verify.h"
+#include "emu/dispatch.h"
 
 namespace asmevo::cli {
 
@@ -26,6 +30,10 @@ CLI::App* add_verify_command(CLI::App& app, VerifyCommandOptions& o) {
   cmd->add_flag("--no-static", o.no_static, "skip the static safety checks (not recommended)");
   cmd->add_option("--threads", o.threads, "emulator worker threads (0: all cores); verdicts do not depend on it");
   cmd->add_option("--max-mismatches", o.max_mismatches, "mismatches to list (all are counted)");
+  cmd->add_flag("--prove", o.prove,
+                "also prove the window K1 changed equivalent to K0's for all inputs with Z3: PROVEN / DISPROVEN (with the "
+                "live-in state) / UNKNOWN; the exit status stays the testing verdict's");
+  cmd->add_option("--prove-timeout", o.prove_timeout_ms, "milliseconds per solver query (--prove)");
   return cmd;
 }
 
@@ -47,6 +55,32 @@ std::vector<std::string> regression_specs(const std::string& dir) {
   return specs;
 }
 
+// The proof of K1's changed window against K0's: the line diff of the two recovered listings is
+// the edit; its span must be one straight-line region of the kernel.
+prove::ProofResult prove_candidate(const codeobj::CodeObject& k0, const codeobj::CodeObject& k1, const std::string& kernel,
+                                   unsigned timeout_ms) {
+  program::Program p0 = program::Program::recover(k0), p1 = program::Program::recover(k1);
+  prove::ProofResult unknown;
+  search::Edit edit;
+  try {
+    edit = search::diff_edit(p0, p1, kernel);
+  } catch (const Error& e) {
+    unknown.reason = "the listings differ in more than instructions: " + e.what_text();
+    return unknown;
+  }
+  if (edit.empty()) {
+    unknown.verdict = prove::Verdict::Proven;
+    unknown.reason = "the kernel's instructions are identical";
+    return unknown;
+  }
+  std::vector<prove::Change> changes;
+  for (const auto& h : edit.hunks) changes.push_back({h.first, h.count, h.lines});
+  prove::ProofOptions po;
+  po.timeout_ms = timeout_ms;
+  po.mode_bits = emu::initial_mode_bits(p0.kernel_descriptor(kernel));
+  return prove::prove_edit(p0, kernel, changes, po);
+}
+
 }  // namespace
 
 int run_verify(const VerifyCommandOptions& o) {
@@ -55,6 +89,7 @@ int run_verify(const VerifyCommandOptions& o) {
   vo.max_mismatches = o.max_mismatches;
   vo.counterexample_dir = o.counterexamples;
   verify::VerifyReport report;
+  std::optional<prove::ProofResult> proof;
   try {
     codeobj::CodeObject k0 = load_one(o.k0);
     codeobj::CodeObject k1 = load_one(o.k1);
@@ -70,6 +105,7 @@ int run_verify(const VerifyCommandOptions& o) {
     auto backend = verify::make_emulator_backend(o.threads);
     verify::Reference ref(*backend, k0, specs, vo);
     report = verify::verify_candidate(ref, k1, vo);
+    if (o.prove) proof = prove_candidate(k0, k1, specs.at(0).kernel, o.prove_timeout_ms);
   } catch (const Error& e) {
     if (e.exit_code() == kExitInternal) throw;
     report.verdict = verify::Verdict::Error;
@@ -77,8 +113,14 @@ int run_verify(const VerifyCommandOptions& o) {
     report.k0_name = o.k0;
     report.k1_name = o.k1;
   }
-  if (o.json) std::cout << report.to_json().dump(2) << "\n";
-  else std::cout << report.to_text();
+  if (o.json) {
+    nlohmann::json j = report.to_json();
+    if (proof) j["proof"] = proof->to_json();
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << report.to_text();
+    if (proof) std::cout << "proof: " << proof->to_text() << "\n";
+  }
   return report.exit_code();
 }
 

@@ -18,6 +18,8 @@ struct VerifyCommandOptions {
   bool json = false, no_static = false, all_runs = true;
   unsigned threads = 0;
   size_t max_mismatches = 10;
+  bool prove = false;           // also prove the changed window equivalent (prove/, docs/prove.md)
+  unsigned prove_timeout_ms = 10000;
 };
 
 CLI::App* add_verify_command(CLI::App& app, VerifyCommandOptions& opts);

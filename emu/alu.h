@@ -15,6 +15,9 @@
 //     and discarded);
 //   * the result gets omod and clamp (floats), then is written under EXEC; a bool result is a
 //     compare written as a mask (0 for inactive lanes); Carry<T> writes D and a carry mask.
+// A unit may be generic over its value domain (emu/generic.h: `[]<class D>(D::u32 a, ...)`): the
+// emulator runs it in the concrete domain Lanes, the prover (prove/) reads the same definition as Z3
+// terms. Its signature (Ty) is read from the Lanes instantiation.
 // For SALU units: Scc& and Exec& parameters give read/write access to SCC and EXEC; a bool result
 // with no destination operand sets SCC (s_cmp_*); void results write nothing.
 #pragma once
@@ -26,6 +29,7 @@
 #include <type_traits>
 
 #include "emu/context.h"
+#include "emu/generic.h"
 #include "emu/registry.h"
 #include "emu/wave.h"
 
@@ -38,21 +42,6 @@ using i32 = int32_t;
 using u64 = uint64_t;
 using i64 = int64_t;
 using f16 = _Float16;
-
-template <class T> struct Carry {
-  T d;
-  bool carry;
-};
-struct Scc {
-  bool* p;
-  operator bool() const { return *p; }
-  Scc& operator=(bool v) { return *p = v, *this; }
-};
-struct Exec {
-  u64* p;
-  operator u64() const { return *p; }
-  Exec& operator=(u64 v) { return *p = v, *this; }
-};
 
 namespace detail {
 
@@ -72,11 +61,17 @@ template <class T> constexpr Ty ty_of() {
 
 template <class T> constexpr bool is_fp = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, f16>;
 template <class T> struct is_carry : std::false_type {};
-template <class T> struct is_carry<Carry<T>> : std::true_type {
+template <class T> struct is_carry<Carry<T, bool>> : std::true_type {
   using type = T;
 };
 
-template <class F> struct fn_traits : fn_traits<decltype(&F::operator())> {};
+template <class F> struct call_operator {
+  using type = decltype(&F::operator());
+};
+template <class F> requires is_generic_unit<Lanes, F> struct call_operator<F> {
+  using type = decltype(&F::template operator()<Lanes>);  // a generic unit, seen in the concrete domain
+};
+template <class F> struct fn_traits : fn_traits<typename call_operator<F>::type> {};
 template <class C, class R, class... A> struct fn_traits<R (C::*)(A...) const> {
   using ret = R;
   using args = std::tuple<A...>;
@@ -243,7 +238,7 @@ inline void run_valu(ExecContext& ctx, Wave& w, const ExecInst& in, std::index_s
   constexpr Fn f{};
   if constexpr (std::is_same_v<R, bool>) {
     u64 m = 0;
-    for (unsigned l = 0; l < kWaveSize; ++l) m |= static_cast<u64>(f(std::get<I>(src)[l]...)) << l;
+    for (unsigned l = 0; l < kWaveSize; ++l) m |= static_cast<u64>(call_unit<Lanes>(f, std::get<I>(src)[l]...)) << l;
     write_scalar(w, in.dst[0], m & exec, 2);
     if (in.entry->flags & kWritesExec) w.set_exec(m & exec);
   } else if constexpr (is_carry<R>::value) {
@@ -251,7 +246,7 @@ inline void run_valu(ExecContext& ctx, Wave& w, const ExecInst& in, std::index_s
     alignas(64) T d[kWaveSize];
     u64 m = 0;
     for (unsigned l = 0; l < kWaveSize; ++l) {
-      R r = f(std::get<I>(src)[l]...);
+      R r = call_unit<Lanes>(f, std::get<I>(src)[l]...);
       d[l] = r.d;
       m |= static_cast<u64>(r.carry) << l;
     }
@@ -261,7 +256,7 @@ inline void run_valu(ExecContext& ctx, Wave& w, const ExecInst& in, std::index_s
     write_scalar(w, in.dst[1], m & exec, 2);
   } else {
     alignas(64) R d[kWaveSize];
-    for (unsigned l = 0; l < kWaveSize; ++l) d[l] = f(std::get<I>(src)[l]...);
+    for (unsigned l = 0; l < kWaveSize; ++l) d[l] = call_unit<Lanes>(f, std::get<I>(src)[l]...);
     apply_output_mods<R>(w, in, d);
     if (in.dst[0].kind == Operand::VGPR) write_lanes<R>(w, in, in.dst[0], d, wmask);
     else write_scalar(w, in.dst[0], to_bits(d[exec ? std::countr_zero(exec) : 0]), ty_dwords(ty_of<R>()));  // v_readfirstlane-like
@@ -297,13 +292,13 @@ template <auto F, class Args, size_t... I> inline void run_salu(ExecContext& ctx
   std::tuple<decltype(salu_arg<std::tuple_element_t<I, Args>>(w, in, k, &scc, &exec))...> args{
       salu_arg<std::tuple_element_t<I, Args>>(w, in, k, &scc, &exec)...};
   if constexpr (std::is_void_v<R>) {
-    f(std::get<I>(args)...);
+    call_unit<Lanes>(f, std::get<I>(args)...);
   } else if constexpr (std::is_same_v<R, bool>) {
-    bool r = f(std::get<I>(args)...);
+    bool r = call_unit<Lanes>(f, std::get<I>(args)...);
     if (in.ndst) write_scalar(w, in.dst[0], r, 1);
     else scc = r;
   } else {
-    R r = f(std::get<I>(args)...);
+    R r = call_unit<Lanes>(f, std::get<I>(args)...);
     write_scalar(w, in.dst[0], to_bits(r), sizeof(R) == 8 ? 2 : 1);
   }
   w.scc = scc;
@@ -335,7 +330,7 @@ template <auto F> void valu(Registry& r, const char* stem, Category cat = Catego
   e.stem = stem;
   e.fn = &detail::exec_valu<F>;
   e.cat = cat;
-  e.flags = flags | kAllowDpp;
+  e.flags = flags | kAllowDpp | kFrameworkAlu;
   detail::fill_src_types<typename detail::fn_traits<Fn>::args>(e, std::make_index_sequence<detail::fn_traits<Fn>::arity>{});
   if constexpr (detail::is_carry<R>::value) {
     e.ndst = 2, e.dst[0] = detail::ty_of<typename detail::is_carry<R>::type>(), e.dst[1] = Ty::Mask;
@@ -354,7 +349,7 @@ template <auto F> void salu(Registry& r, const char* stem, uint32_t flags = 0) {
   e.stem = stem;
   e.fn = &detail::exec_salu<F>;
   e.cat = Category::Scalar;
-  e.flags = flags;
+  e.flags = flags | kFrameworkAlu;
   detail::fill_src_types<typename detail::fn_traits<Fn>::args>(e, std::make_index_sequence<detail::fn_traits<Fn>::arity>{});
   if constexpr (std::is_same_v<R, bool>) {
     e.ndst = 0;  // s_cmp_*: SCC
@@ -378,5 +373,19 @@ inline void custom(Registry& r, const char* stem, ExecFn fn, Category cat, std::
   for (Ty t : src) e.src[e.nsrc++] = t;
   r.add(std::move(e));
 }
+
+}  // namespace asmevo::emu
+
+namespace asmevo::emu {
+
+// The emulator's registrar for generic unit lists (emu/semantics/*_units.h): the same lists are
+// read by the prover's registrar (prove/units.cpp) as Z3 terms.
+struct EmuUnits {
+  Registry& r;
+  template <auto F> void valu(const char* stem, Category cat = Category::Vector, uint32_t flags = 0) const {
+    emu::valu<F>(r, stem, cat, flags);
+  }
+  template <auto F> void salu(const char* stem, uint32_t flags = 0) const { emu::salu<F>(r, stem, flags); }
+};
 
 }  // namespace asmevo::emu

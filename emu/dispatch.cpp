@@ -197,13 +197,17 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
   return L;
 }
 
+uint32_t initial_mode_bits(const codeobj::KernelDescriptor& kd) {
+  return kd.get("compute_pgm_rsrc1.float_round_mode_32") | kd.get("compute_pgm_rsrc1.float_round_mode_16_64") << 2 |
+         kd.get("compute_pgm_rsrc1.float_denorm_mode_32") << 4 | kd.get("compute_pgm_rsrc1.float_denorm_mode_16_64") << 6 |
+         kd.get("compute_pgm_rsrc1.enable_dx10_clamp") << 8 | kd.get("compute_pgm_rsrc1.enable_ieee_mode") << 9 |
+         kd.get("compute_pgm_rsrc1.fp16_ovfl") << 23;  // MODE.FP16_OVFL (s_getreg reads it back)
+}
+
 WaveSetup wave_setup(const Launch& L) {
   const auto& kd = L.kernel->kd;
   WaveSetup ws;
-  ws.mode_bits = kd.get("compute_pgm_rsrc1.float_round_mode_32") | kd.get("compute_pgm_rsrc1.float_round_mode_16_64") << 2 |
-                 kd.get("compute_pgm_rsrc1.float_denorm_mode_32") << 4 | kd.get("compute_pgm_rsrc1.float_denorm_mode_16_64") << 6 |
-                 kd.get("compute_pgm_rsrc1.enable_dx10_clamp") << 8 | kd.get("compute_pgm_rsrc1.enable_ieee_mode") << 9 |
-                 kd.get("compute_pgm_rsrc1.fp16_ovfl") << 23;  // MODE.FP16_OVFL (s_getreg reads it back)
+  ws.mode_bits = initial_mode_bits(kd);
   ws.private_segment_buffer = kd.get("kernel_code_properties.enable_sgpr_private_segment_buffer");
   ws.dispatch_ptr = kd.get("kernel_code_properties.enable_sgpr_dispatch_ptr");
   ws.queue_ptr = kd.get("kernel_code_properties.enable_sgpr_queue_ptr");

@@ -82,6 +82,8 @@ struct WaveSetup {
   bool preload_firmware = true;  // RunOptions::preload_firmware
 };
 WaveSetup wave_setup(const Launch& launch);
+// The MODE register a wave of this kernel starts with (float rounding/denormal modes, clamp, IEEE).
+uint32_t initial_mode_bits(const codeobj::KernelDescriptor& kd);
 
 // Initial state of wave `wave_index` of workgroup `wg` (running in scratch slot `slot`); `setup` is
 // wave_setup(launch).

@@ -34,6 +34,10 @@ enum EntryFlags : uint32_t {
   // float clamp, so `clamp` (integer saturation) on such a unit is refused at pre-decode unless the
   // unit also says kIntClampOk.
   kIntResult = 1u << 13,
+  // Set by valu<>/salu<> (emu/alu.h): the unit is a pure function of its operands (VALU: per lane, with
+  // the framework's modifiers; SALU: of its operands, SCC and EXEC). The prover may model such a unit
+  // it has no generic definition of as an uninterpreted function (prove/, docs/prove.md).
+  kFrameworkAlu = 1u << 20,
 };
 
 struct SemanticEntry {

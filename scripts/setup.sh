@@ -13,6 +13,7 @@ packages=(
   libamdhip64-dev rocm-device-libs
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libyaml-cpp0.7 libfmt-dev libfmt9 libsqlite3-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian
+  libz3-dev libz3-4
   python3-minimal python3-numpy python3-yaml
 )
 # Node.js and npm run the MCP interoperability test (tests/mcp: the official MCP TypeScript SDK

@@ -8,7 +8,9 @@
 
 #include "rebuild/patch.h"
 #include "rebuild/rebuild.h"
+#include "emu/dispatch.h"
 #include "emu/program.h"
+#include "prove/prove.h"
 #include "support/error.h"
 
 namespace asmevo::search {
@@ -32,6 +34,12 @@ std::vector<rebuild::PatchEdit> patch_edits(const program::Program& parent, cons
     p.where = fmt::format("hunk at line {}", h.first);
     out.push_back(std::move(p));
   }
+  return out;
+}
+
+std::vector<prove::Change> proof_changes(const Edit& edit) {
+  std::vector<prove::Change> out;
+  for (const Hunk& h : edit.hunks) out.push_back({h.first, h.count, h.lines});
   return out;
 }
 
@@ -131,8 +139,30 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
   verify::VerifyOptions quick_opts;
   quick_opts.stop_at_first_difference = true;
   quick_opts.max_mismatches = 1;
+  // The proof runs inside the quick verification, right after its static checks.
+  std::optional<StageResult> proof_stage;
+  bool refuted = false;
+  if (options_.proof != CascadeOptions::Proof::Off) {
+    quick_opts.after_static = [&]() -> std::string {
+      auto tp = Clock::now();
+      prove::ProofOptions po;
+      po.timeout_ms = options_.proof_timeout_ms;
+      po.mode_bits = emu::initial_mode_bits(parent.program->kernel_descriptor(kernel_));
+      const auto changes = proof_changes(edit);
+      prove::ProofResult pr = prove::prove_edit(*parent.program, kernel_, changes, po, /*use_liveness=*/true);
+      std::string detail = std::string(prove::verdict_name(pr.verdict)) + ": " + pr.reason;
+      if (pr.verdict == prove::Verdict::Disproven) detail += "; live-in state: " + pr.counterexample;
+      if (options_.proof == CascadeOptions::Proof::Measure) {
+        prove::ProofResult wl = prove::prove_edit(*parent.program, kernel_, changes, po, /*use_liveness=*/false);
+        detail += std::string("; window-level: ") + prove::verdict_name(wl.verdict);
+      }
+      refuted = pr.verdict == prove::Verdict::Disproven && options_.proof == CascadeOptions::Proof::Gate;
+      proof_stage = StageResult{"prove", !refuted, since(tp), detail};
+      return refuted ? "DISPROVEN: " + pr.reason : std::string();
+    };
+  }
   verify::VerifyReport quick = verify::verify_candidate(*quick_, *k1, quick_opts);
-  const double quick_s = since(t);
+  const double quick_s = since(t) - (proof_stage ? proof_stage->seconds : 0);
   if (!quick.abi_breaks.empty()) {
     ev.stages.push_back({"abi", false, quick_s, quick.summary});
     return finish(false, quick.summary);
@@ -143,6 +173,8 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
     return finish(false, quick.summary);
   }
   ev.stages.push_back({"static", true, 0, "clean"});
+  if (proof_stage) ev.stages.push_back(*proof_stage);
+  if (refuted) return finish(false, quick.summary);  // never emulated
   if (quick.verdict != verify::Verdict::Equivalent) {
     std::string why = std::string(verify::verdict_name(quick.verdict)) + ": " + quick.summary;
     ev.stages.push_back({"emulate", false, quick_s, why});

@@ -4,6 +4,7 @@
 //   rebuild   the edited listing assembles and links into a code object
 //   abi       K1 can replace K0 (rebuild::abi_diff)                     } one quick verify_candidate
 //   static    waitcnt, wait-state hazards, resources (check/)         } against a reference of one
+//   prove     the changed window vs the old one, for all inputs (prove/) } input set
 //   emulate   one small input set (plus every counterexample so far)  } input set
 //   timing    modeled cycles at least `min_gain` below the parent's
 //   verify    every run of every launch spec (verify_candidate, all input sets, varied conditions)
@@ -32,6 +33,11 @@ struct CascadeOptions {
   unsigned threads = 1;            // emulator threads per run
   std::string counterexample_dir;  // empty: counterexamples are not saved to disk
   bool patch_mode = false;         // K0 cannot be rebuilt: edits become in-place patches of K0
+  // The proof stage (prove/, docs/prove.md), between the static checks and the first emulation:
+  // Gate stops DISPROVEN candidates there; Measure proves and records (also the window-level
+  // verdict, without liveness) but lets every candidate go on, to count refusals of good ones.
+  enum class Proof { Off, Gate, Measure } proof = Proof::Gate;
+  unsigned proof_timeout_ms = 2000;  // per solver query
 };
 
 // A code object on the search path: K0 or an accepted candidate.

@@ -287,6 +287,20 @@ class KernelSearch {
     c.transcript = transcript;
     for (const StageResult& s : ev.stages)
       if (s.stage == "verify") ++verified_;
+    for (const StageResult& s : ev.stages)
+      if (s.stage == "prove") {
+        ProofStat p;
+        p.verdict = s.detail.substr(0, s.detail.find(':'));
+        if (auto at = s.detail.rfind("; window-level: "); at != std::string::npos) p.window_verdict = s.detail.substr(at + 16);
+        p.seconds = s.seconds;
+        p.move = edit.move;
+        p.detail = s.detail.substr(0, 200);
+        for (const StageResult& v : ev.stages) {
+          p.passed_verify |= v.stage == "verify" && v.ok;
+          p.passed_emulate |= v.stage == "emulate" && v.ok;
+        }
+        out.proofs.push_back(std::move(p));
+      }
     if (!ev.accepted) {
       ++out.rejected_at[ev.stage];
       store_.add_candidate(c);
@@ -342,6 +356,8 @@ struct KernelSession::Impl {
     co.threads = o.jobs;
     co.counterexample_dir = o.counterexample_dir;
     co.patch_mode = !rebuildable;
+    co.proof = o.proof;
+    co.proof_timeout_ms = o.proof_timeout_ms;
     return co;
   }
   OptimizeOptions o;

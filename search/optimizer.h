@@ -73,6 +73,18 @@ struct OptimizeOptions {
   // asking for llm is an error.
   std::function<std::unique_ptr<InteractiveProposer>(const std::string& kernel)> make_llm;
   unsigned llm_share = 2;  // the agent gets a turn every llm_share-th round
+  CascadeOptions::Proof proof = CascadeOptions::Proof::Gate;  // the cascade's proof stage (docs/prove.md)
+  unsigned proof_timeout_ms = 2000;
+};
+
+// One candidate's proof stage (this run): its verdict, the window-level verdict when measured, and
+// whether the candidate then passed full verification (a "good" candidate).
+struct ProofStat {
+  std::string verdict, window_verdict;
+  std::string move, detail;  // the candidate's move and the proof stage's detail
+  double seconds = 0;
+  bool passed_emulate = false;  // the quick run agreed (testing's first gate; Measure mode lets DISPROVEN ones run)
+  bool passed_verify = false;
 };
 
 struct KernelJob {
@@ -91,6 +103,7 @@ struct KernelOutcome {
   std::map<std::string, size_t> rejected_at;  // stage -> count (this run)
   bool patch_mode = false;
   double seconds = 0;
+  std::vector<ProofStat> proofs;              // this run's candidates that reached the proof stage
   double speedup() const { return best_cycles > 0 ? baseline_cycles / best_cycles : 1.0; }
 };
 

@@ -289,6 +289,20 @@ std::string render_transcript(const std::string& text) {
   return s;
 }
 
+// Which evidence a candidate's result rests on (its proof stage and whether testing passed).
+std::string evidence_of(const std::vector<StageResult>& stages) {
+  std::string proof;
+  bool tested = false;
+  for (const auto& g : stages) {
+    if (g.stage == "prove") proof = g.detail.substr(0, g.detail.find(':'));
+    if (g.stage == "verify" && g.ok) tested = true;
+  }
+  if (proof == "DISPROVEN") return tested ? "TESTED, proof DISPROVEN" : "DISPROVEN";
+  if (!tested) return proof.empty() ? "" : "proof " + proof;
+  if (proof == "PROVEN") return "PROVEN + TESTED";
+  return proof.empty() ? "TESTED" : "TESTED (proof " + proof + ")";
+}
+
 std::string verdict_class(const std::string& v) {
   if (v == "EQUIVALENT" || v == "accepted") return "good";
   if (v == "rejected") return "dim";
@@ -674,7 +688,7 @@ std::string kernel_section(const KernelData& d, const std::map<int64_t, RunRecor
   s += fmt::format("<h3>All candidates ({})</h3>", d.cands.size());
   if (!d.cands.empty()) {
     s += fmt::format("<table><tr><th>id</th><th>run</th><th>parent</th><th>proposer</th><th>move</th><th>window</th>"
-                     "<th>verdict</th><th>stages</th><th>reason</th><th>cycles{}</th><th>vs parent</th><th>s</th></tr>", K);
+                     "<th>verdict</th><th>evidence</th><th>stages</th><th>reason</th><th>cycles{}</th><th>vs parent</th><th>s</th></tr>", K);
     for (const auto& c : d.cands) {
       std::string st;
       for (const auto& g : c.stages)
@@ -682,13 +696,13 @@ std::string kernel_section(const KernelData& d, const std::map<int64_t, RunRecor
                           esc(fmt::format("{:.3f} s{}{}", g.seconds, g.detail.empty() ? "" : ": ", g.detail)), esc(g.stage),
                           g.ok ? "✓" : "✗");
       s += fmt::format("<tr id=\"c{}-{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td>"
-                       "<td class=\"{}\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                       "<td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                        "<td class=\"num\">{}</td></tr>",
                        d.k.id, c.id, c.id, c.run, c.parent ? std::to_string(*c.parent) : "K0", esc(c.proposer), esc(c.move),
-                       esc(c.window), verdict_class(c.verdict), esc(c.verdict), st, esc(c.reason), num(c.cycles),
+                       esc(c.window), verdict_class(c.verdict), esc(c.verdict), esc(evidence_of(c.stages)), st, esc(c.reason), num(c.cycles),
                        times(c.speedup), num(c.seconds, 2));
       if (!c.transcript.empty())
-        s += fmt::format("<tr><td></td><td colspan=\"11\"><details><summary>transcript of candidate {} ({} characters)</summary>"
+        s += fmt::format("<tr><td></td><td colspan=\"12\"><details><summary>transcript of candidate {} ({} characters)</summary>"
                          "{}</details></td></tr>", c.id, c.transcript.size(), render_transcript(c.transcript));
     }
     s += "</table>";

@@ -194,6 +194,11 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     }
   }
 
+  if (options.after_static) {
+    std::string why = options.after_static();
+    if (!why.empty()) return finish(Verdict::Different, why);
+  }
+
   // 3. Runs.
   std::unique_ptr<LoadedKernel> loaded;
   try {

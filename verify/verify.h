@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ struct VerifyOptions {
   bool vary_run_conditions = true;
   // K1's per-wave step limit: factor x K0's longest wave in that run + slack.
   uint64_t step_limit_factor = 4, step_limit_slack = 100000;
+  // A gate between the static checks and the runs (the optimizer's proof stage, search/cascade.cpp):
+  // a non-empty reason stops verification with DIFFERENT before anything is emulated.
+  std::function<std::string()> after_static;
 };
 
 struct VerifyReport {

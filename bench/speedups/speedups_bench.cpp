@@ -7,7 +7,9 @@
 //                  [--only k1,k2] [--jobs 1] [--json FILE]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
   size_t budget = 40;
   uint64_t seed = 1;
   unsigned jobs = 1;
+  std::string proof = "measure";
+  unsigned proof_timeout_ms = 2000;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -57,8 +61,10 @@ int main(int argc, char** argv) {
     else if (a == "--only") only = next();
     else if (a == "--jobs") jobs = static_cast<unsigned>(std::stoul(next()));
     else if (a == "--json") json_path = next();
+    else if (a == "--proof") proof = next();
+    else if (a == "--proof-timeout") proof_timeout_ms = static_cast<unsigned>(std::stoul(next()));
     else {
-      std::cerr << "usage: speedups_bench [--arch A] [--budget N] [--seed S] [--proposers P] [--only K,..] [--jobs N] [--json FILE]\n";
+      std::cerr << "usage: speedups_bench [--arch A] [--budget N] [--seed S] [--proposers P] [--only K,..] [--jobs N] [--json FILE] [--proof gate|measure|off] [--proof-timeout MS]\n";
       return 2;
     }
   }
@@ -71,6 +77,12 @@ int main(int argc, char** argv) {
     o.seed = seed;
     o.jobs = jobs;
     o.proposers = split(proposers);
+    if (proof == "gate") o.proof = search::CascadeOptions::Proof::Gate;
+    else if (proof == "measure") o.proof = search::CascadeOptions::Proof::Measure;
+    else if (proof == "off") o.proof = search::CascadeOptions::Proof::Off;
+    else throw Error("--proof must be gate, measure or off", proof, "");
+    o.proof_timeout_ms = proof_timeout_ms;
+    std::vector<search::ProofStat> proofs;
     std::cout << fmt::format("bench/speedups: {} kernels on {}, budget {} candidates each, seed {}, proposers {} -- times MODELED\n",
                              kernels.size(), arch, budget, seed, proposers);
     std::cout << fmt::format("{:<34} {:>11} {:>11} {:>8} {:>6} {:>5} {:<11} {:>6}  {}\n", "kernel", "base us", "best us", "speedup",
@@ -87,6 +99,7 @@ int main(int argc, char** argv) {
         search::KernelJob job{k.name, k.spec, {emu::load_launch_spec(k.spec)}};
         auto r = search::optimize(read_file_bytes(k.code_object), k.code_object, {job}, store, o, "speedups_bench");
         out = r.kernels.at(0);
+        proofs.insert(proofs.end(), out.proofs.begin(), out.proofs.end());
         for (const auto& [m, n] : out.accepted_moves) moves += (moves.empty() ? "" : ", ") + fmt::format("{} x{}", m, n);
         verdict = out.final_verdict == "EQUIVALENT" ? "EQUIVALENT" : (out.accepted ? "FAILED" : "-");
       } catch (const Error& e) {
@@ -120,11 +133,50 @@ int main(int argc, char** argv) {
                              improved, n, failed);
     std::cout << fmt::format("{} candidates in {:.1f} s: {:.2f} candidates/s\n", total_candidates, total_s,
                              total_s > 0 ? total_candidates / total_s : 0.0);
+    // The proof stage: verdict shares over every candidate that reached it, proof time per candidate,
+    // and how many good candidates (passed full verification) window-level proofs refuse.
+    std::map<std::string, size_t> shares, good_refused, good_refused_window, quick_refused, quick_refused_window;
+    std::vector<double> times;
+    size_t good = 0, quick_ok = 0;
+    for (const auto& p : proofs) {
+      ++shares[p.verdict];
+      times.push_back(p.seconds);
+      if (p.passed_emulate) {
+        ++quick_ok;
+        if (p.verdict != "PROVEN") ++quick_refused[p.verdict];
+        if (!p.window_verdict.empty() && p.window_verdict != "PROVEN") ++quick_refused_window[p.window_verdict];
+      }
+      if (p.passed_verify) {
+        ++good;
+        if (p.verdict != "PROVEN") ++good_refused[p.verdict];
+        if (!p.window_verdict.empty() && p.window_verdict != "PROVEN") ++good_refused_window[p.window_verdict];
+      }
+    }
+    std::sort(times.begin(), times.end());
+    auto pct = [&](double q) { return times.empty() ? 0.0 : times[std::min(times.size() - 1, static_cast<size_t>(q * times.size()))]; };
+    auto share = [&](const std::string& v) { return proofs.empty() ? 0.0 : 100.0 * shares[v] / proofs.size(); };
+    std::cout << fmt::format("proof stage ({}): {} candidates: PROVEN {:.1f} %, DISPROVEN {:.1f} %, UNKNOWN {:.1f} %; proof time median "
+                             "{:.3f} s, p95 {:.3f} s\n",
+                             proof, proofs.size(), share("PROVEN"), share("DISPROVEN"), share("UNKNOWN"), pct(0.5), pct(0.95));
+    std::cout << fmt::format("good candidates (passed full verification) reaching the proof: {}; not PROVEN with liveness: DISPROVEN {}, "
+                             "UNKNOWN {}; window-level (no liveness): DISPROVEN {}, UNKNOWN {}\n",
+                             good, good_refused["DISPROVEN"], good_refused["UNKNOWN"], good_refused_window["DISPROVEN"],
+                             good_refused_window["UNKNOWN"]);
+    std::cout << fmt::format("candidates that passed the quick emulation: {}; not PROVEN with liveness: DISPROVEN {}, UNKNOWN {}; "
+                             "window-level: DISPROVEN {}, UNKNOWN {}\n",
+                             quick_ok, quick_refused["DISPROVEN"], quick_refused["UNKNOWN"], quick_refused_window["DISPROVEN"],
+                             quick_refused_window["UNKNOWN"]);
+    for (const auto& p : proofs)
+      if (p.passed_emulate && p.verdict == "DISPROVEN") std::cout << fmt::format("  passed the quick run, DISPROVEN: {}: {}\n", p.move, p.detail);
+    nlohmann::json proof_json = {{"passed_emulate", quick_ok}, {"passed_emulate_not_proven", quick_refused},
+                                 {"passed_emulate_not_proven_window_level", quick_refused_window},{"mode", proof}, {"candidates", proofs.size()}, {"shares", shares}, {"median_s", pct(0.5)},
+                                 {"p95_s", pct(0.95)}, {"good", good}, {"good_refused", good_refused},
+                                 {"good_refused_window_level", good_refused_window}};
     if (!json_path.empty())
       write_file_atomic(json_path, nlohmann::json{{"schema", "asmevo.speedups/1"}, {"arch", arch}, {"budget", budget}, {"seed", seed},
                                                   {"figures", "modeled"}, {"geomean", geomean}, {"max", max_speedup},
                                                   {"improved", improved}, {"kernels", rows}, {"candidates", total_candidates},
-                                                  {"seconds", total_s}}.dump(2));
+                                                  {"seconds", total_s}, {"proof", proof_json}}.dump(2));
     fs::remove_all(tmp);
     return failed ? 1 : 0;
   } catch (const Error& e) {

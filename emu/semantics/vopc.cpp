@@ -5,18 +5,9 @@
 #include <bit>
 
 #include "emu/alu.h"
+#include "emu/semantics/int_units.h"
 
 namespace asmevo::emu::sem {
-
-#define ASMEVO_ICMP(pre, sfx, T, flags)                                                  \
-  valu<[](T a, T b) { return false; }>(r, pre "_f_" sfx, Category::Vector, flags);     \
-  valu<[](T a, T b) { return a < b; }>(r, pre "_lt_" sfx, Category::Vector, flags);    \
-  valu<[](T a, T b) { return a == b; }>(r, pre "_eq_" sfx, Category::Vector, flags);   \
-  valu<[](T a, T b) { return a <= b; }>(r, pre "_le_" sfx, Category::Vector, flags);   \
-  valu<[](T a, T b) { return a > b; }>(r, pre "_gt_" sfx, Category::Vector, flags);    \
-  valu<[](T a, T b) { return a != b; }>(r, pre "_ne_" sfx, Category::Vector, flags);   \
-  valu<[](T a, T b) { return a >= b; }>(r, pre "_ge_" sfx, Category::Vector, flags);   \
-  valu<[](T a, T b) { return true; }>(r, pre "_t_" sfx, Category::Vector, flags);
 
 #define ASMEVO_FCMP(pre, sfx, T, flags)                                                                         \
   valu<[](T a, T b) { return false; }>(r, pre "_f_" sfx, Category::Vector, flags);                            \
@@ -57,14 +48,8 @@ template <class T> bool fp_class(T a, u32 mask) {
 }
 
 void register_vopc(Registry& r) {
-  ASMEVO_ICMP("v_cmp", "i32", i32, 0)
-  ASMEVO_ICMP("v_cmp", "u32", u32, 0)
-  ASMEVO_ICMP("v_cmp", "i64", i64, 0)
-  ASMEVO_ICMP("v_cmp", "u64", u64, 0)
-  ASMEVO_ICMP("v_cmpx", "i32", i32, kWritesExec)
-  ASMEVO_ICMP("v_cmpx", "u32", u32, kWritesExec)
-  ASMEVO_ICMP("v_cmpx", "i64", i64, kWritesExec)
-  ASMEVO_ICMP("v_cmpx", "u64", u64, kWritesExec)
+  EmuUnits units{r};
+  int_vopc_units(units);  // integer compares: generic (emu/semantics/int_units.h)
   ASMEVO_FCMP("v_cmp", "f32", float, 0)
   ASMEVO_FCMP("v_cmp", "f64", double, 0)
   ASMEVO_FCMP("v_cmpx", "f32", float, kWritesExec)

@@ -41,8 +41,8 @@ struct Fixture {
   codeobj::CodeObject k0 = codeobj::CodeObject::parse(bytes, "vector_add.co");
   search::Cascade cascade;
   search::Individual parent;
-  explicit Fixture(double min_gain = 0.01)
-      : cascade(k0, "vector_add", {spec()}, {min_gain, 1, "", false}), parent(cascade.individual(bytes, 0, "vector_add.co")) {}
+  explicit Fixture(double min_gain = 0.01, search::CascadeOptions::Proof proof = search::CascadeOptions::Proof::Gate)
+      : cascade(k0, "vector_add", {spec()}, {min_gain, 1, "", false, proof}), parent(cascade.individual(bytes, 0, "vector_add.co")) {}
 
   size_t line(const std::string& prefix) const {
     const program::Function* f = parent.program->function("vector_add");
@@ -97,8 +97,19 @@ TEST(CascadeTest, StaticStageRejectsADeletedNeededWait) {
   EXPECT_NE(ev.reason.find("waitcnt"), std::string::npos) << ev.reason;
 }
 
-TEST(CascadeTest, EmulateStageRejectsAWrongResult) {
+TEST(CascadeTest, ProveStageRejectsAWrongResultBeforeEmulation) {
+  // v_add_f32 -> v_sub_f32: the solver's live-in state, re-run on the emulator's units, differs.
   Fixture f;
+  size_t l = f.line("v_add_f32");
+  auto ev = f.cascade.evaluate(f.parent, f.edit({search::make_hunk(*f.parent.program, l, l, {"v_sub_f32_e32 v2, v6, v7"})}));
+  EXPECT_FALSE(ev.accepted);
+  EXPECT_EQ(ev.stage, "prove") << stages(ev);
+  EXPECT_NE(ev.reason.find("DISPROVEN"), std::string::npos) << ev.reason;
+  for (const auto& s : ev.stages) EXPECT_NE(s.stage, "emulate") << "a DISPROVEN candidate is never emulated";
+}
+
+TEST(CascadeTest, EmulateStageRejectsAWrongResult) {
+  Fixture f(0.01, search::CascadeOptions::Proof::Off);
   size_t l = f.line("v_add_f32");
   auto ev = f.cascade.evaluate(f.parent, f.edit({search::make_hunk(*f.parent.program, l, l, {"v_sub_f32_e32 v2, v6, v7"})}));
   EXPECT_FALSE(ev.accepted);
@@ -151,7 +162,8 @@ TEST(CascadeTest, AcceptsAFasterEquivalentCandidateAndReverifiesItFromScratch) {
   EXPECT_EQ(ev.child->cycles, f.parent.cycles) << "removing the padding gives back K0's code";
   std::vector<std::string> names;
   for (const auto& s : ev.stages) names.push_back(s.stage);
-  EXPECT_EQ(names, (std::vector<std::string>{"edit", "rebuild", "abi", "static", "emulate", "timing", "verify", "accept"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"edit", "rebuild", "abi", "static", "prove", "emulate", "timing", "verify", "accept"}));
+  EXPECT_EQ(ev.stages[4].detail.rfind("PROVEN", 0), 0u) << ev.stages[4].detail;
   EXPECT_EQ(f.cascade.reverify(*ev.child->co, 1000).verdict, verify::Verdict::Equivalent);
   // The per-line profile names every instruction of the kernel with its modeled cycles.
   auto lines = nlohmann::json::parse(search::per_line_json(*ev.child, "vector_add"));

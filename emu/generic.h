@@ -1,0 +1,60 @@
+// Value domains for semantic units: ONE definition of an instruction, two interpretations.
+//
+// A generic unit is a template lambda over a domain D that names its value types:
+//
+//   []<class D>(D::u32 a, D::u32 b) { return a + b; }                         // v_add_u32
+//   []<class D>(D::u32 a, D::u32 b, D::b1 c) { return sel(c, b, a); }         // v_cndmask_b32
+//
+// The emulator instantiates it with `Lanes` (plain C++ integers: the code it runs is the code a
+// hand-written concrete lambda would be), the prover (prove/terms.h) with a domain whose values are
+// Z3 terms and whose operators build terms. A generic body therefore uses only what both domains
+// provide: the C++ operators (+ - * & | ^ ~ << >> == != < <= > >= && || !), `sel(c, a, b)` for
+// `c ? a : b` (C++ cannot overload ?:), `to<T>(x)` for static_cast<T>(x) (T a plain C++ type; the
+// result stays in x's domain), `carry(d, c)` for a Carry result and `popcount(x)`. Shift amounts
+// must be masked in the body (a C++ shift by >= the width is undefined; a term shift is not).
+#pragma once
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+
+namespace asmevo::emu {
+
+template <class T, class B = bool> struct Carry {
+  T d;
+  B carry;
+};
+struct Scc {
+  bool* p;
+  operator bool() const { return *p; }
+  Scc& operator=(bool v) { return *p = v, *this; }
+};
+struct Exec {
+  uint64_t* p;
+  operator uint64_t() const { return *p; }
+  Exec& operator=(uint64_t v) { return *p = v, *this; }
+};
+
+// The concrete domain: what the emulator computes with, one lane (or the scalar unit) at a time.
+struct Lanes {
+  using u32 = uint32_t;
+  using i32 = int32_t;
+  using u64 = uint64_t;
+  using i64 = int64_t;
+  using b1 = bool;
+  using Scc = emu::Scc;
+  using Exec = emu::Exec;
+};
+
+template <class T> constexpr T sel(bool c, T a, std::type_identity_t<T> b) { return c ? a : b; }
+template <class To, class From> constexpr To to(From x) { return static_cast<To>(x); }
+template <class T, class B> constexpr Carry<T, B> carry(T d, B c) { return {d, c}; }
+template <class T> constexpr uint32_t popcount(T x) { return static_cast<uint32_t>(std::popcount(static_cast<std::make_unsigned_t<T>>(x))); }
+
+// Calls a unit: a generic unit with the domain D, a concrete one as it is.
+template <class D, class F> constexpr bool is_generic_unit = requires { &F::template operator()<D>; };
+template <class D, class F, class... A> constexpr decltype(auto) call_unit(const F& f, A&&... a) {
+  if constexpr (is_generic_unit<D, F>) return f.template operator()<D>(static_cast<A&&>(a)...);
+  else return f(static_cast<A&&>(a)...);
+}
+
+}  // namespace asmevo::emu

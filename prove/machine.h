@@ -1,0 +1,84 @@
+// The symbolic machine one window runs on: a wave's registers and memory as Z3 terms. Registers
+// start as free variables named after the register ("s12", "v3.l17", "scc", "mem"): the K0 and K1
+// windows read the SAME live-in variables because Z3 identifies constants by name, so only what a
+// window writes differs between the two machines.
+#pragma once
+#include <z3++.h>
+
+#include <array>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "emu/inst.h"
+
+namespace asmevo::prove {
+
+inline constexpr unsigned kLanes = 64;
+
+// Thrown by a unit for what the prover does not model (the verdict becomes UNKNOWN with `what`).
+struct Unsupported {
+  std::string what;
+};
+
+class Machine {
+ public:
+  explicit Machine(z3::context& c) : c_(c), scc_(c.bool_const("scc")), mem_(c) {}
+  z3::context& ctx() const { return c_; }
+
+  z3::expr sgpr(unsigned i);  // 32-bit
+  void set_sgpr(unsigned i, const z3::expr& v);
+  z3::expr sgpr64(unsigned i) { return z3::concat(sgpr(i + 1), sgpr(i)); }
+  void set_sgpr64(unsigned i, const z3::expr& v) { set_sgpr(i, v.extract(31, 0)), set_sgpr(i + 1, v.extract(63, 32)); }
+  z3::expr vgpr(unsigned reg, unsigned lane);
+  void set_vgpr(unsigned reg, unsigned lane, const z3::expr& v);
+  z3::expr scc() const { return scc_; }
+  void set_scc(const z3::expr& v) { scc_ = v, scc_written_ = true; }
+  z3::expr exec64() { return sgpr64(emu::kExecLo); }
+  z3::expr exec_bit(unsigned lane) { return sgpr(emu::kExecLo + lane / 32).extract(lane % 32, lane % 32) == c_.bv_val(1, 1); }
+  // Global memory: the live-in memory is an array from 64-bit byte addresses to bytes ("mem");
+  // the window's stores are a list of guarded byte writes on top of it, so a read is a chain of
+  // address comparisons (bit-vectors only) ending in one select of the live-in array.
+  z3::expr load_byte(const z3::expr& address);
+  void store_byte(const z3::expr& guard, const z3::expr& address, const z3::expr& byte) {
+    writes_.push_back({guard, address, byte});
+    mem_written_ = true;
+  }
+
+  // Concrete live-in values instead of free variables (tests: terms then simplify to numerals).
+  void preset_sgpr(unsigned i, uint32_t v) { s_.insert_or_assign(i, c_.bv_val(v, 32)); }
+  void preset_vgpr(unsigned reg, const uint32_t* lanes) {
+    std::vector<z3::expr> l;
+    for (unsigned i = 0; i < kLanes; ++i) l.push_back(c_.bv_val(lanes[i], 32));
+    v_.insert_or_assign(reg, std::move(l));
+  }
+  void preset_scc(bool v) { scc_ = c_.bool_val(v); }
+
+  const std::set<unsigned>& sgprs_written() const { return s_written_; }
+  const std::set<unsigned>& vgprs_written() const { return v_written_; }
+  bool scc_written() const { return scc_written_; }
+  bool memory_written() const { return mem_written_; }
+  bool used_uninterpreted = false;  // a unit was modeled as an uninterpreted function
+  bool touched_memory = false;      // a load or store ran
+
+ private:
+  z3::context& c_;
+  std::map<unsigned, z3::expr> s_;
+  std::map<unsigned, std::vector<z3::expr>> v_;
+  z3::expr scc_;
+  z3::expr mem_;
+  bool mem_init_ = false;
+  struct ByteWrite {
+    z3::expr guard, address, byte;
+  };
+  std::vector<ByteWrite> writes_;
+  std::set<unsigned> s_written_, v_written_;
+  bool scc_written_ = false, mem_written_ = false;
+};
+
+// Runs one pre-decoded instruction on the machine; throws Unsupported.
+void step(Machine& m, const emu::ExecInst& in);
+
+}  // namespace asmevo::prove

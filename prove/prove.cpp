@@ -1,0 +1,444 @@
+#include "prove/prove.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <random>
+
+#include "emu/context.h"
+#include "emu/program.h"
+#include "emu/wave.h"
+#include "prove/machine.h"
+#include "prove/terms.h"
+#include "support/error.h"
+
+namespace asmevo::prove {
+
+namespace {
+thread_local z3::context* current_ctx = nullptr;
+}
+z3::context& z3ctx() {
+  if (!current_ctx) throw Error("internal: a Z3 term was built outside a prover context", "prove", "");
+  return *current_ctx;
+}
+ContextScope::ContextScope(z3::context& c) : saved(current_ctx) { current_ctx = &c; }
+ContextScope::~ContextScope() { current_ctx = saved; }
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Proven: return "PROVEN";
+    case Verdict::Disproven: return "DISPROVEN";
+    default: return "UNKNOWN";
+  }
+}
+
+nlohmann::json ProofResult::to_json() const {
+  nlohmann::json j = {{"verdict", verdict_name(verdict)}, {"reason", reason}, {"seconds", seconds},
+                      {"old_instructions", old_insts}, {"new_instructions", new_insts},
+                      {"window", {first_line, last_line}}, {"uninterpreted", uninterpreted}};
+  if (verdict == Verdict::Disproven) j["counterexample"] = counterexample, j["confirmed_concretely"] = confirmed;
+  return j;
+}
+std::string ProofResult::to_text() const {
+  std::string s = fmt::format("{} ({} -> {} instructions, {:.3f} s): {}", verdict_name(verdict), old_insts, new_insts, seconds, reason);
+  if (verdict == Verdict::Disproven)
+    s += fmt::format("\n  live-in state{}: {}", confirmed ? " (re-run concretely: the results differ)" : "", counterexample);
+  return s;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The pre-decoded window: its own Instructions (ExecInst::raw points into them).
+struct Window {
+  std::deque<program::Instruction> raw;
+  std::vector<emu::ExecInst> insts;
+};
+constexpr unsigned kVregs = 512, kAccumOffset = 256;  // VGPR v0..v255, AGPR aN = 256 + N
+
+// Instruction text -> pre-decoded; Unsupported for control flow and what the emulator rejects.
+Window decode(const std::vector<std::string>& lines) {
+  Window w;
+  uint64_t address = 0;
+  for (const std::string& text : lines) {
+    program::Instruction in;
+    in.text = text;
+    in.mnemonic = text.substr(0, text.find_first_of(" \t"));
+    in.address = address;
+    in.size = 4;
+    address += 4;
+    if (in.mnemonic.starts_with("s_branch") || in.mnemonic.starts_with("s_cbranch") || in.mnemonic.starts_with("s_setpc") ||
+        in.mnemonic.starts_with("s_swappc") || in.mnemonic.starts_with("s_call") || in.mnemonic == "s_endpgm")
+      throw Unsupported{"control flow in the window (" + in.mnemonic + "): not an acyclic straight-line region"};
+    w.raw.push_back(std::move(in));
+    try {
+      w.insts.push_back(emu::predecode(w.raw.back(), kVregs, kAccumOffset, "window"));
+    } catch (const Error& e) {
+      throw Unsupported{e.what_text()};
+    }
+    w.insts.back().raw = &w.raw.back();
+  }
+  return w;
+}
+
+// What the live-out comparison covers: registers either side wrote, filtered by liveness.
+size_t reg_unit_sgpr(unsigned i) {
+  if (i == emu::kVccLo || i == emu::kVccHi) return program::RegSet::kVcc + (i - emu::kVccLo);
+  if (i == emu::kExecLo || i == emu::kExecHi) return program::RegSet::kExec + (i - emu::kExecLo);
+  if (i == emu::kM0) return program::RegSet::kM0;
+  if (i < 128) return program::RegSet::kSgpr + i;
+  return program::RegSet::kSize;
+}
+size_t reg_unit_vgpr(unsigned r) { return r < kAccumOffset ? program::RegSet::kVgpr + r : program::RegSet::kAgpr + (r - kAccumOffset); }
+bool live(const program::RegSet* lo, size_t unit) { return !lo || (unit < program::RegSet::kSize && lo->bits.test(unit)); }
+
+struct Compared {
+  std::vector<unsigned> sgprs, vgprs;
+  bool scc = false, memory = false;
+};
+Compared compared(Machine& a, Machine& b, const program::RegSet* lo) {
+  Compared c;
+  std::set<unsigned> s = a.sgprs_written(), v = a.vgprs_written();
+  s.insert(b.sgprs_written().begin(), b.sgprs_written().end());
+  v.insert(b.vgprs_written().begin(), b.vgprs_written().end());
+  for (unsigned i : s)
+    if (i != emu::kNullSgpr && live(lo, reg_unit_sgpr(i))) c.sgprs.push_back(i);
+  for (unsigned r : v)
+    if (live(lo, reg_unit_vgpr(r))) c.vgprs.push_back(r);
+  c.scc = (a.scc_written() || b.scc_written()) && live(lo, program::RegSet::kScc);
+  c.memory = a.memory_written() || b.memory_written();
+  return c;
+}
+
+std::string reg_name(unsigned s) {
+  switch (s) {
+    case emu::kVccLo: return "vcc_lo";
+    case emu::kVccHi: return "vcc_hi";
+    case emu::kExecLo: return "exec_lo";
+    case emu::kExecHi: return "exec_hi";
+    case emu::kM0: return "m0";
+    default: return fmt::format("s{}", s);
+  }
+}
+std::string vreg_name(unsigned r) { return r < kAccumOffset ? fmt::format("v{}", r) : fmt::format("a{}", r - kAccumOffset); }
+
+// The live-in values a model assigns (registers only), as text, and into a concrete wave.
+std::string model_text(const z3::model& m, emu::Wave* w) {
+  std::vector<std::string> parts;
+  for (unsigned i = 0; i < m.num_consts(); ++i) {
+    z3::func_decl d = m.get_const_decl(i);
+    std::string name = d.name().str();
+    z3::expr val = m.get_const_interp(d);
+    if (name == "scc") {
+      bool b = val.is_true();
+      if (w) w->scc = b;
+      parts.push_back(fmt::format("scc={}", b ? 1 : 0));
+      continue;
+    }
+    if (!val.is_numeral()) continue;
+    uint64_t x = val.get_numeral_uint64();
+    unsigned reg = 0, lane = 0;
+    if (std::sscanf(name.c_str(), "v%u.l%u", &reg, &lane) == 2) {
+      if (w && reg < w->num_vregs && lane < emu::kWaveSize) w->v[reg].lane[lane] = static_cast<uint32_t>(x);
+      parts.push_back(fmt::format("{}[lane {}]=0x{:x}", vreg_name(reg), lane, x));
+    } else if (std::sscanf(name.c_str(), "s%u", &reg) == 1 && name == fmt::format("s{}", reg)) {
+      if (w && reg < emu::kNumScalarRegs) w->s[reg] = static_cast<uint32_t>(x);
+      parts.push_back(fmt::format("{}=0x{:x}", reg_name(reg), x));
+    }
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? " " : "") + parts[i];
+  return s.empty() ? "(any)" : s;
+}
+
+// Runs a window with the emulator's own units from `start`; false when a unit stops the run.
+bool run_concrete(const Window& win, emu::Wave& w) {
+  emu::ExecContext ctx;
+  ctx.kernel = "window";
+  try {
+    for (const emu::ExecInst& in : win.insts) in.fn(ctx, w, in);
+    w.wc = {};  // pending loads are not part of a register-only window
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+// The first compared register (or lane) that differs between two concrete runs, or empty.
+std::string concrete_difference(const emu::Wave& a, const emu::Wave& b, const Compared& c) {
+  for (unsigned s : c.sgprs)
+    if (a.s[s] != b.s[s]) return fmt::format("{}: 0x{:x} vs 0x{:x}", reg_name(s), a.s[s], b.s[s]);
+  for (unsigned r : c.vgprs)
+    for (unsigned l = 0; l < emu::kWaveSize; ++l)
+      if (a.v[r].lane[l] != b.v[r].lane[l]) return fmt::format("{}[lane {}]: 0x{:x} vs 0x{:x}", vreg_name(r), l, a.v[r].lane[l], b.v[r].lane[l]);
+  if (c.scc && a.scc != b.scc) return fmt::format("scc: {} vs {}", a.scc ? 1 : 0, b.scc ? 1 : 0);
+  return {};
+}
+
+ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* live_out, const ProofOptions& opt) {
+  ProofResult r;
+  z3::context c;
+  ContextScope scope(c);
+  Machine m0(c), m1(c);
+  for (const emu::ExecInst& in : w0.insts) step(m0, in);
+  for (const emu::ExecInst& in : w1.insts) step(m1, in);
+  r.uninterpreted = m0.used_uninterpreted || m1.used_uninterpreted;
+  Compared cmp = compared(m0, m1, live_out);
+
+  // One disjunct per compared location; the labels name what differs in a model.
+  struct Diff {
+    std::string what;
+    z3::expr e;
+  };
+  std::vector<Diff> diffs;
+  for (unsigned s : cmp.sgprs) diffs.push_back({reg_name(s), m0.sgpr(s) != m1.sgpr(s)});
+  for (unsigned v : cmp.vgprs)
+    for (unsigned l = 0; l < kLanes; ++l) diffs.push_back({fmt::format("{}[lane {}]", vreg_name(v), l), m0.vgpr(v, l) != m1.vgpr(v, l)});
+  if (cmp.scc) diffs.push_back({"scc", m0.scc() != m1.scc()});
+  if (cmp.memory) {
+    // Final memory, compared at one symbolic address (extensionality made explicit: the selects
+    // become chains of address comparisons, which bit-blast far better than array disequality).
+    z3::expr at = c.bv_const("address", 64);
+    diffs.push_back({"global memory", m0.load_byte(at) != m1.load_byte(at)});
+  }
+  const std::string compared_text = fmt::format("{} SGPR(s), {} VGPR(s) x 64 lanes{}{} compared", cmp.sgprs.size(), cmp.vgprs.size(),
+                                                cmp.scc ? ", SCC" : "", cmp.memory ? ", memory" : "");
+  std::vector<Diff> live_diffs;
+  for (Diff& d : diffs) {
+    z3::expr e = d.e.simplify();
+    if (!e.is_false()) live_diffs.push_back({d.what, e});
+  }
+  if (live_diffs.empty()) {
+    r.verdict = Verdict::Proven;
+    r.reason = compared_text + " (equal by simplification)";
+    return r;
+  }
+  // One query per location (a register, one lane of a VGPR, memory): each bit-blasts only its own
+  // cone, where one query over the disjunction would bit-blast every lane's multiplier at once.
+  std::optional<z3::model> found;
+  std::string what, unknown_what;
+  for (const Diff& d : live_diffs) {
+    z3::solver s(c);
+    z3::params p(c);
+    p.set("timeout", opt.timeout_ms);
+    s.set(p);
+    s.add(d.e);
+    z3::check_result res = s.check();
+    if (res == z3::sat) {
+      found.emplace(s.get_model());
+      what = d.what;
+      break;
+    }
+    if (res == z3::unknown && unknown_what.empty()) unknown_what = d.what + ": " + s.reason_unknown();
+  }
+  if (!found) {
+    if (!unknown_what.empty()) {
+      r.verdict = Verdict::Unknown;
+      r.reason = fmt::format("solver gave up on {} (timeout {} ms per query)", unknown_what, opt.timeout_ms);
+      return r;
+    }
+    r.verdict = Verdict::Proven;
+    r.reason = compared_text;
+    return r;
+  }
+  const z3::model& model = *found;
+  const bool memory = m0.touched_memory || m1.touched_memory;
+  if (!memory) {
+    emu::Wave a;
+    a.allocate_vregs(kVregs);
+    a.accum_offset = kAccumOffset;
+    a.mode.bits = opt.mode_bits;
+    a.flush_f32 = a.mode.denorm32() == 0;
+    r.counterexample = model_text(model, &a);
+    emu::Wave b;
+    b.allocate_vregs(kVregs);
+    b.accum_offset = kAccumOffset;
+    b.s = a.s, b.scc = a.scc, b.mode = a.mode, b.flush_f32 = a.flush_f32;
+    std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
+    if (run_concrete(w0, a) && run_concrete(w1, b)) {
+      std::string diff = concrete_difference(a, b, cmp);
+      if (!diff.empty()) {
+        r.verdict = Verdict::Disproven;
+        r.confirmed = true;
+        r.reason = "differs in " + diff;
+        return r;
+      }
+    }
+    if (r.uninterpreted) {
+      // The solver's state relied on the uninterpreted functions being free; a few random live-in
+      // states run concretely may still show a real difference (then that state is the counterexample).
+      std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
+      for (unsigned trial = 0; trial < 8; ++trial) {
+        for (unsigned i = 0; i < emu::kNumScalarRegs; ++i) a.s[i] = static_cast<uint32_t>(rng());
+        a.s[emu::kNullSgpr] = 0;
+        a.scc = rng() & 1;
+        for (unsigned v = 0; v < kVregs; ++v)
+          for (unsigned l = 0; l < emu::kWaveSize; ++l) a.v[v].lane[l] = static_cast<uint32_t>(rng());
+        b.s = a.s, b.scc = a.scc;
+        std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
+        const auto s_in = a.s;
+        const bool scc_in = a.scc;
+        if (!run_concrete(w0, a) || !run_concrete(w1, b)) continue;
+        std::string diff = concrete_difference(a, b, cmp);
+        if (diff.empty()) continue;
+        r.verdict = Verdict::Disproven;
+        r.confirmed = true;
+        r.reason = "differs in " + diff + " (random live-in state, seed trial " + std::to_string(trial) + ")";
+        r.counterexample = fmt::format("random state #{} of seed 0x9e3779b97f4a7c15 (exec=0x{:x}, scc={})", trial,
+                                       (static_cast<uint64_t>(s_in[emu::kExecHi]) << 32) | s_in[emu::kExecLo], scc_in ? 1 : 0);
+        return r;
+      }
+    }
+    r.verdict = Verdict::Unknown;
+    r.reason = r.uninterpreted ? "differs in " + what + " only through uninterpreted functions (not reproduced concretely)"
+                               : "internal: the solver's counterexample (" + what + ") did not reproduce concretely";
+    return r;
+  }
+  r.counterexample = model_text(model, nullptr);
+  if (r.uninterpreted) {
+    r.verdict = Verdict::Unknown;
+    r.reason = "differs in " + what + " only if uninterpreted functions are free (a window with memory is not re-run concretely)";
+    return r;
+  }
+  r.verdict = Verdict::Disproven;
+  r.reason = "differs in " + what;
+  return r;
+}
+
+}  // namespace
+
+ProofResult prove_window(const std::vector<std::string>& old_lines, const std::vector<std::string>& new_lines,
+                         const program::RegSet* live_out, const ProofOptions& options) {
+  auto t = Clock::now();
+  ProofResult r;
+  try {
+    Window w0 = decode(old_lines), w1 = decode(new_lines);
+    r = solve(w0, w1, live_out, options);
+  } catch (const Unsupported& u) {
+    r.verdict = Verdict::Unknown;
+    r.reason = "unsupported: " + u.what;
+  } catch (const z3::exception& e) {
+    r.verdict = Verdict::Unknown;
+    r.reason = std::string("solver error: ") + e.msg();
+  }
+  r.old_insts = old_lines.size();
+  r.new_insts = new_lines.size();
+  r.seconds = std::chrono::duration<double>(Clock::now() - t).count();
+  return r;
+}
+
+ProofResult prove_edit(const program::Program& parent, const std::string& kernel, const std::vector<Change>& changes,
+                       const ProofOptions& options, bool use_liveness) {
+  ProofResult unknown;
+  unknown.verdict = Verdict::Unknown;
+  if (changes.empty()) return unknown.reason = "empty edit", unknown;
+  size_t first = changes[0].first, end = changes[0].first + changes[0].count;
+  for (const Change& ch : changes) first = std::min(first, ch.first), end = std::max(end, ch.first + ch.count);
+  unknown.first_line = first, unknown.last_line = end;
+  const program::Function* f = parent.function(kernel);
+  if (!f) return unknown.reason = "no function " + kernel, unknown;
+  // The window must lie inside one basic block of the kernel (its acyclic straight-line region).
+  const program::BasicBlock* block = nullptr;
+  for (const program::BasicBlock& b : f->blocks)
+    if (first >= b.first && (end == first ? first <= b.last + 1 : end - 1 <= b.last)) block = &b;
+  if (!block) return unknown.reason = "the edit spans more than one basic block (or lies outside the kernel's code)", unknown;
+  std::vector<std::string> old_lines, new_lines;
+  for (size_t i = first; i < end; ++i) {
+    const program::Line& l = parent.text_line(i);
+    if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) old_lines.push_back(l.text);
+  }
+  // New window: the old lines with every change applied (changes are disjoint).
+  std::vector<const Change*> sorted;
+  for (const Change& ch : changes) sorted.push_back(&ch);
+  std::sort(sorted.begin(), sorted.end(), [](const Change* a, const Change* b) { return a->first < b->first; });
+  size_t at = first;
+  for (const Change* ch : sorted) {
+    for (; at < ch->first; ++at) {
+      const program::Line& l = parent.text_line(at);
+      if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) new_lines.push_back(l.text);
+    }
+    new_lines.insert(new_lines.end(), ch->lines.begin(), ch->lines.end());
+    at = ch->first + ch->count;
+  }
+  for (; at < end; ++at) {
+    const program::Line& l = parent.text_line(at);
+    if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) new_lines.push_back(l.text);
+  }
+  std::optional<program::RegSet> live_after;
+  if (use_liveness) {
+    // Registers live after the window: live-in of the first line after it (the code after is the
+    // same in both); at the end of the function nothing but memory is observable.
+    std::vector<program::RegSet> live = parent.live_in(*f, /*vector_writes_kill=*/false);
+    live_after = end < f->end ? live[end - f->begin] : program::RegSet{};
+  }
+  ProofResult r = prove_window(old_lines, new_lines, live_after ? &*live_after : nullptr, options);
+  r.first_line = first, r.last_line = end;
+  return r;
+}
+
+std::string disagreement(const std::string& line, uint64_t seed, unsigned trials) {
+  Window w;
+  try {
+    w = decode({line});
+  } catch (const Unsupported& u) {
+    throw Error("cannot model " + line + ": " + u.what, "prove", "");
+  }
+  std::mt19937_64 rng(seed);
+  for (unsigned t = 0; t < trials; ++t) {
+    z3::context c;
+    ContextScope scope(c);
+    Machine m(c);
+    emu::Wave a;
+    a.allocate_vregs(kVregs);
+    a.accum_offset = kAccumOffset;
+    // Random live-in values, biased towards the edges (0, all-ones, sign bits) where semantics differ.
+    auto value = [&]() -> uint32_t {
+      switch (rng() % 8) {
+        case 0: return 0;
+        case 1: return 0xffffffffu;
+        case 2: return 0x80000000u;
+        case 3: return static_cast<uint32_t>(rng() % 64);
+        default: return static_cast<uint32_t>(rng());
+      }
+    };
+    for (unsigned i = 0; i < emu::kNumScalarRegs; ++i)
+      if (i != emu::kNullSgpr) m.preset_sgpr(i, a.s[i] = value());
+    a.scc = rng() & 1;
+    m.preset_scc(a.scc);
+    for (unsigned r = 0; r < 48; ++r) {
+      for (unsigned l = 0; l < kLanes; ++l) a.v[r].lane[l] = value();
+      m.preset_vgpr(r, a.v[r].lane);
+    }
+    try {
+      step(m, w.insts[0]);
+    } catch (const Unsupported& u) {
+      throw Error("cannot model " + line + ": " + u.what, "prove", "");
+    }
+    if (!run_concrete(w, a)) return "the concrete unit stopped";
+    auto number = [](const z3::expr& e, uint64_t& out) {
+      z3::expr x = e.simplify();
+      if (!x.is_numeral()) return false;
+      out = x.get_numeral_uint64();
+      return true;
+    };
+    uint64_t got = 0;
+    for (unsigned i : m.sgprs_written()) {
+      if (!number(m.sgpr(i), got)) return fmt::format("trial {}: {} is not a constant term", t, reg_name(i));
+      if (got != a.s[i]) return fmt::format("trial {}: {}: terms 0x{:x}, emulator 0x{:x}", t, reg_name(i), got, a.s[i]);
+    }
+    for (unsigned r : m.vgprs_written())
+      for (unsigned l = 0; l < kLanes; ++l) {
+        if (!number(m.vgpr(r, l), got)) return fmt::format("trial {}: {}[lane {}] is not a constant term", t, vreg_name(r), l);
+        if (got != a.v[r].lane[l]) return fmt::format("trial {}: {}[lane {}]: terms 0x{:x}, emulator 0x{:x}", t, vreg_name(r), l, got, a.v[r].lane[l]);
+      }
+    if (m.scc_written() && m.scc().simplify().is_true() != a.scc)
+      return fmt::format("trial {}: scc: terms {}, emulator {}", t, m.scc().simplify().is_true(), a.scc);
+  }
+  return {};
+}
+
+}  // namespace asmevo::prove

@@ -1,0 +1,72 @@
+// Translation validation of window edits (docs/prove.md): the old window (K0's lines) and the new
+// one (K1's) run on a symbolic wave whose live-in state — SGPRs, VGPRs per lane, VCC/EXEC/M0/SCC,
+// global memory — is free; Z3 then decides whether some live-in state makes the live-out state
+// differ: written registers (only those live after the window, when liveness is given) and the
+// final memory (every store, its address and value symbolic; loads read the memory as the stores
+// left it, so aliasing is the solver's to decide).
+//   PROVEN     equal for every live-in state
+//   DISPROVEN  a live-in state that makes them differ (re-run on the emulator's concrete units
+//              whenever the window has no memory access, and then only kept if they differ there too)
+//   UNKNOWN    timeout, control flow in the window, an unsupported instruction, or a difference that
+//              exists only through uninterpreted functions and could not be confirmed concretely
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "program/program.h"
+
+namespace asmevo::prove {
+
+enum class Verdict { Proven, Disproven, Unknown };
+const char* verdict_name(Verdict v);  // "PROVEN", "DISPROVEN", "UNKNOWN"
+
+struct ProofOptions {
+  unsigned timeout_ms = 2000;  // per solver query
+  uint32_t mode_bits = 0;      // the kernel's MODE register at entry (for concrete re-runs of float ops)
+};
+
+struct ProofResult {
+  Verdict verdict = Verdict::Unknown;
+  std::string reason;          // UNKNOWN: why; DISPROVEN: what differs; PROVEN: what was compared
+  std::string counterexample;  // DISPROVEN: the live-in values that matter ("v1.l0=0x5 s4=0x0 ...")
+  bool confirmed = false;      // DISPROVEN re-run concretely and the results differ
+  bool uninterpreted = false;  // some unit was an uninterpreted function
+  size_t old_insts = 0, new_insts = 0;
+  size_t first_line = 0, last_line = 0;  // the window in the parent's .text lines (prove_edit)
+  double seconds = 0;
+  nlohmann::json to_json() const;
+  std::string to_text() const;
+};
+
+// Proves two straight-line instruction sequences (assembly text, one instruction per entry)
+// equivalent. `live_out`: the registers that matter after the window (null: every register either
+// side writes — window-level equivalence).
+ProofResult prove_window(const std::vector<std::string>& old_lines, const std::vector<std::string>& new_lines,
+                         const program::RegSet* live_out, const ProofOptions& options);
+
+// One replaced range of a parent's .text lines (search::Hunk without its dependency).
+struct Change {
+  size_t first = 0, count = 0;
+  std::vector<std::string> lines;
+};
+
+// The window an edit changes: the span of its hunks in `parent`, which must lie inside one basic
+// block (the acyclic region this prover handles); registers live after the window come from the
+// parent's liveness (`use_liveness`), so a dead-code removal can be proven.
+ProofResult prove_edit(const program::Program& parent, const std::string& kernel, const std::vector<Change>& changes,
+                       const ProofOptions& options, bool use_liveness = true);
+
+// For tests: runs one instruction on random live-in states (seeded) both with the emulator's
+// concrete unit and as the prover's terms, and returns the first disagreement ("" when they agree
+// on every trial). Throws asmevo::Error when the prover cannot model the instruction.
+std::string disagreement(const std::string& line, uint64_t seed, unsigned trials);
+
+// Units the prover reads from their generic definition (emu/semantics/int_units.h).
+bool has_generic_unit(std::string_view stem);
+std::vector<std::string> generic_unit_stems();
+
+}  // namespace asmevo::prove

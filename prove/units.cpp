@@ -1,0 +1,378 @@
+// The prover's reading of the semantic table: the generic units (emu/semantics/int_units.h)
+// instantiated with Terms, inside a symbolic copy of the ALU framework's operand and exec rules
+// (emu/alu.h); every other framework ALU unit as an uninterpreted function of its operands;
+// global loads/stores on an array memory; s_waitcnt/s_nop as no-ops. Anything else is Unsupported.
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "emu/alu.h"
+#include "emu/registry.h"
+#include "emu/semantics/int_units.h"
+#include "program/instruction.h"
+#include "prove/machine.h"
+#include "prove/terms.h"
+
+namespace asmevo::prove {
+
+z3::expr Machine::sgpr(unsigned i) {
+  auto it = s_.find(i);
+  if (it != s_.end()) return it->second;
+  z3::expr x = i == emu::kNullSgpr ? c_.bv_val(0, 32) : c_.bv_const(fmt::format("s{}", i).c_str(), 32);
+  s_.emplace(i, x);
+  return x;
+}
+void Machine::set_sgpr(unsigned i, const z3::expr& v) {
+  if (i == emu::kNullSgpr) return;
+  s_.insert_or_assign(i, v.simplify());
+  s_written_.insert(i);
+}
+z3::expr Machine::vgpr(unsigned reg, unsigned lane) {
+  auto it = v_.find(reg);
+  if (it == v_.end()) {
+    std::vector<z3::expr> lanes;
+    for (unsigned l = 0; l < kLanes; ++l) lanes.push_back(c_.bv_const(fmt::format("v{}.l{}", reg, l).c_str(), 32));
+    it = v_.emplace(reg, std::move(lanes)).first;
+  }
+  return it->second[lane];
+}
+void Machine::set_vgpr(unsigned reg, unsigned lane, const z3::expr& v) {
+  vgpr(reg, lane);
+  v_.at(reg)[lane] = v.simplify();
+  v_written_.insert(reg);
+}
+z3::expr Machine::load_byte(const z3::expr& address) {
+  if (!mem_init_) mem_ = c_.constant("mem", c_.array_sort(c_.bv_sort(64), c_.bv_sort(8))), mem_init_ = true;
+  z3::expr r = z3::select(mem_, address);
+  for (const ByteWrite& w : writes_) r = z3::ite(w.guard && w.address == address, w.byte, r);
+  return r;
+}
+
+namespace {
+
+using emu::ExecInst;
+using emu::Operand;
+using SymFn = void (*)(Machine&, const ExecInst&);
+
+z3::expr bits_of(Machine& m, const Operand& o, unsigned width, int lane) {
+  z3::context& c = m.ctx();
+  z3::expr x(c);
+  switch (o.kind) {
+    case Operand::VGPR:
+      if (lane < 0) throw Unsupported{"a VGPR operand of a scalar instruction"};
+      x = width > 32 ? z3::concat(m.vgpr(o.index + 1, lane), m.vgpr(o.index, lane)) : m.vgpr(o.index, lane);
+      break;
+    case Operand::SGPR:
+      x = o.count >= 2 || emu::ty_dwords(o.ty) == 2 ? m.sgpr64(o.index) : z3::zext(m.sgpr(o.index), 32);
+      break;
+    case Operand::Const: x = c.bv_val(o.bits, 64); break;
+    case Operand::SCC: x = z3::ite(m.scc(), c.bv_val(1, 64), c.bv_val(0, 64)); break;
+    case Operand::VCCZ: x = z3::ite(m.sgpr64(emu::kVccLo) == c.bv_val(0, 64), c.bv_val(1, 64), c.bv_val(0, 64)); break;
+    case Operand::EXECZ: x = z3::ite(m.exec64() == c.bv_val(0, 64), c.bv_val(1, 64), c.bv_val(0, 64)); break;
+    default: throw Unsupported{"an operand kind the prover does not read"};
+  }
+  unsigned have = x.get_sort().bv_size();
+  if (have > width) return x.extract(width - 1, 0);
+  if (have < width) return z3::zext(x, width - have);
+  return x;
+}
+
+// The mask bit of `lane` in a lane-mask operand (VCC or an SGPR pair; a constant's bit).
+z3::expr mask_bit(Machine& m, const Operand& o, unsigned lane) {
+  if (o.kind == Operand::VGPR) return m.ctx().bool_val(false);  // as emu::read_lanes: a VGPR mask reads 0
+  z3::expr b = bits_of(m, o, 64, -1);
+  return b.extract(lane, lane) == m.ctx().bv_val(1, 1);
+}
+
+void check_plain(const ExecInst& in, const char* what) {
+  if (in.mods.dpp.present || in.mods.sdwa.present) throw Unsupported{fmt::format("DPP/SDWA form of {}", what)};
+  if (in.mods.op_sel || in.mods.clamp || in.mods.omod) throw Unsupported{fmt::format("op_sel/clamp/omod on {}", what)};
+  for (unsigned i = 0; i < in.nsrc; ++i)
+    if (in.src[i].abs || in.src[i].neg || in.src[i].sext) throw Unsupported{fmt::format("source modifiers on {}", what)};
+}
+
+template <class P> auto read_arg(Machine& m, const ExecInst& in, unsigned idx, unsigned lane) {
+  using A = std::remove_cvref_t<P>;
+  if constexpr (std::is_same_v<A, Sym<bool>>) return Sym<bool>(mask_bit(m, in.src[idx], lane));
+  else return A(bits_of(m, in.src[idx], kWidth<value_t<A>>, static_cast<int>(lane)));
+}
+
+template <class R> z3::expr term_of(const R& r) {
+  if constexpr (std::is_same_v<R, bool>) return z3ctx().bool_val(r);
+  else return r.e;
+}
+
+void write_vector(Machine& m, const Operand& d, unsigned lane, const z3::expr& v) {
+  if (d.kind != Operand::VGPR) throw Unsupported{"a VALU result written to a scalar register (readfirstlane-like)"};
+  z3::expr old = v.get_sort().bv_size() == 64 ? z3::concat(m.vgpr(d.index + 1, lane), m.vgpr(d.index, lane)) : m.vgpr(d.index, lane);
+  z3::expr nv = z3::ite(m.exec_bit(lane), v, old);
+  if (v.get_sort().bv_size() == 64) {
+    m.set_vgpr(d.index, lane, nv.extract(31, 0));
+    m.set_vgpr(d.index + 1, lane, nv.extract(63, 32));
+  } else {
+    m.set_vgpr(d.index, lane, nv);
+  }
+}
+void write_scalar(Machine& m, const Operand& d, const z3::expr& v, unsigned dwords) {
+  if (d.kind == Operand::SCC) return m.set_scc(v != m.ctx().bv_val(0, v.get_sort().bv_size()));
+  if (d.kind != Operand::SGPR) return;
+  z3::expr x = v.get_sort().bv_size() < 64 ? z3::zext(v, 64 - v.get_sort().bv_size()) : v;
+  m.set_sgpr(d.index, x.extract(31, 0));
+  if (dwords == 2) m.set_sgpr(d.index + 1, x.extract(63, 32));
+}
+// A lane mask from 64 per-lane bits (0 where EXEC is off, as the framework writes compares).
+z3::expr lane_mask(Machine& m, const std::vector<z3::expr>& bits) {
+  z3::context& c = m.ctx();
+  z3::expr r = z3::ite(bits[kLanes - 1] && m.exec_bit(kLanes - 1), c.bv_val(1, 1), c.bv_val(0, 1));
+  for (int l = kLanes - 2; l >= 0; --l) r = z3::concat(r, z3::ite(bits[l] && m.exec_bit(l), c.bv_val(1, 1), c.bv_val(0, 1)));
+  return r;
+}
+
+template <class F> struct term_traits : term_traits<decltype(&F::template operator()<Terms>)> {};
+template <class C, class R, class... A> struct term_traits<R (C::*)(A...) const> {
+  using ret = R;
+  using args = std::tuple<A...>;
+};
+
+template <class T> struct is_term_carry : std::false_type {};
+template <class T, class B> struct is_term_carry<emu::Carry<T, B>> : std::true_type {};
+
+template <auto F, class Args, size_t... I> void run_valu(Machine& m, const ExecInst& in, std::index_sequence<I...>) {
+  using Fn = std::remove_cvref_t<decltype(F)>;
+  using R = typename term_traits<Fn>::ret;
+  check_plain(in, in.raw ? in.raw->mnemonic.c_str() : "a VALU instruction");
+  constexpr Fn f{};
+  std::vector<z3::expr> bits;
+  std::vector<z3::expr> carries;
+  const z3::expr exec_before = m.exec64();
+  std::vector<std::pair<unsigned, z3::expr>> results;  // computed for all lanes before any write
+  for (unsigned l = 0; l < kLanes; ++l) {
+    std::tuple<std::remove_cvref_t<std::tuple_element_t<I, Args>>...> a{read_arg<std::tuple_element_t<I, Args>>(m, in, I, l)...};
+    auto r = f.template operator()<Terms>(std::get<I>(a)...);
+    if constexpr (std::is_same_v<decltype(r), bool> || std::is_same_v<decltype(r), Sym<bool>>) {
+      bits.push_back(term_of(r));
+    } else if constexpr (is_term_carry<decltype(r)>::value) {
+      results.emplace_back(l, r.d.e);
+      carries.push_back(r.carry.e);
+    } else {
+      results.emplace_back(l, r.e);
+    }
+  }
+  (void)exec_before;
+  if (!bits.empty()) {
+    z3::expr mask = lane_mask(m, bits);
+    write_scalar(m, in.dst[0], mask, 2);
+    if (in.entry->flags & emu::kWritesExec) m.set_sgpr64(emu::kExecLo, mask);
+    return;
+  }
+  for (auto& [l, v] : results) write_vector(m, in.dst[0], l, v);
+  if (!carries.empty()) {
+    // The carry mask is computed from EXEC before the (vector) write, which does not change EXEC.
+    write_scalar(m, in.dst[1], lane_mask(m, carries), 2);
+  }
+}
+
+template <auto F> void sym_valu(Machine& m, const ExecInst& in) {
+  using Fn = std::remove_cvref_t<decltype(F)>;
+  using Args = typename term_traits<Fn>::args;
+  run_valu<F, Args>(m, in, std::make_index_sequence<std::tuple_size_v<Args>>{});
+}
+
+template <auto F, class Args, size_t... I> void run_salu(Machine& m, const ExecInst& in, std::index_sequence<I...>) {
+  using Fn = std::remove_cvref_t<decltype(F)>;
+  using R = typename term_traits<Fn>::ret;
+  constexpr Fn f{};
+  z3::expr scc = m.scc();
+  z3::expr exec = m.exec64();
+  bool has_exec = false;
+  unsigned k = 0;
+  auto arg = [&]<class P>(std::type_identity<P>) {
+    using A = std::remove_cvref_t<P>;
+    if constexpr (std::is_same_v<A, SymScc>) return SymScc{&scc};
+    else if constexpr (std::is_same_v<A, SymExec>) return has_exec = true, SymExec{&exec};
+    else return A(bits_of(m, in.src[k++], kWidth<value_t<A>>, -1));
+  };
+  std::tuple<decltype(arg(std::type_identity<std::tuple_element_t<I, Args>>{}))...> a{arg(std::type_identity<std::tuple_element_t<I, Args>>{})...};
+  if constexpr (std::is_void_v<R>) {
+    f.template operator()<Terms>(std::get<I>(a)...);
+  } else if constexpr (std::is_same_v<R, bool> || std::is_same_v<R, Sym<bool>>) {
+    z3::expr r = term_of(f.template operator()<Terms>(std::get<I>(a)...));
+    if (in.ndst) write_scalar(m, in.dst[0], z3::ite(r, m.ctx().bv_val(1, 32), m.ctx().bv_val(0, 32)), 1);
+    else scc = r;
+  } else {
+    auto r = f.template operator()<Terms>(std::get<I>(a)...);
+    write_scalar(m, in.dst[0], r.e, kWidth<value_t<R>> == 64 ? 2 : 1);
+  }
+  m.set_scc(scc);
+  if (has_exec) m.set_sgpr64(emu::kExecLo, exec);
+}
+
+template <auto F> void sym_salu(Machine& m, const ExecInst& in) {
+  using Fn = std::remove_cvref_t<decltype(F)>;
+  using Args = typename term_traits<Fn>::args;
+  run_salu<F, Args>(m, in, std::make_index_sequence<std::tuple_size_v<Args>>{});
+}
+
+struct SymUnits {
+  std::map<std::string, SymFn, std::less<>> table;
+  template <auto F> void valu(const char* stem, emu::Category = emu::Category::Vector, uint32_t = 0) { table[stem] = &sym_valu<F>; }
+  template <auto F> void salu(const char* stem, uint32_t = 0) { table[stem] = &sym_salu<F>; }
+};
+
+const SymUnits& generic_units() {
+  static const SymUnits u = [] {
+    SymUnits s;
+    emu::sem::int_valu_units(s);
+    emu::sem::int_vopc_units(s);
+    emu::sem::int_salu_units(s);
+    return s;
+  }();
+  return u;
+}
+
+// The instruction's modifiers as part of an uninterpreted function's name: the same op with the same
+// modifiers on the same operand bits gives the same result.
+std::string modifier_key(const ExecInst& in) {
+  std::string k = fmt::format("c{}o{}s{}h{}nl{}nh{}", in.mods.clamp, in.mods.omod, in.mods.op_sel, in.mods.op_sel_hi, in.mods.neg_lo, in.mods.neg_hi);
+  for (unsigned i = 0; i < in.nsrc; ++i) k += fmt::format("_{}{}{}", in.src[i].abs ? "a" : "", in.src[i].neg ? "n" : "", in.src[i].sext ? "x" : "");
+  return k;
+}
+unsigned ty_width(emu::Ty t) {
+  switch (t) {
+    case emu::Ty::B64: case emu::Ty::I64: case emu::Ty::F64: case emu::Ty::Mask: return 64;
+    default: return 32;
+  }
+}
+
+// A framework ALU unit without a generic definition: each result is an uninterpreted function of
+// the raw operand bits (per lane for VALU, with the old destination value, which 16-bit results
+// partly keep), named by the mnemonic stem and modifiers.
+void uninterpreted(Machine& m, const ExecInst& in) {
+  if (in.mods.dpp.present || in.mods.sdwa.present) throw Unsupported{"DPP/SDWA form of " + in.raw->mnemonic + " (reads other lanes)"};
+  z3::context& c = m.ctx();
+  m.used_uninterpreted = true;
+  const std::string base = fmt::format("uf.{}.{}", in.entry->stem, modifier_key(in));
+  const bool vector = in.entry->cat == emu::Category::Vector;
+  if (!vector) {
+    z3::expr_vector args(c);
+    z3::sort_vector sorts(c);
+    for (unsigned i = 0; i < in.nsrc; ++i) args.push_back(bits_of(m, in.src[i], ty_width(in.src[i].ty), -1));
+    args.push_back(z3::ite(m.scc(), c.bv_val(1, 1), c.bv_val(0, 1)));
+    args.push_back(m.exec64());
+    for (unsigned i = 0; i < args.size(); ++i) sorts.push_back(args[i].get_sort());
+    z3::expr new_scc = c.function((base + ".scc").c_str(), sorts, c.bool_sort())(args);
+    z3::expr new_exec = c.function((base + ".exec").c_str(), sorts, c.bv_sort(64))(args);
+    if (in.ndst) {
+      unsigned w = ty_width(in.dst[0].ty);
+      z3::expr d = c.function((base + ".d").c_str(), sorts, c.bv_sort(w))(args);
+      write_scalar(m, in.dst[0], d, w == 64 ? 2 : 1);
+    }
+    m.set_scc(new_scc);
+    m.set_sgpr64(emu::kExecLo, new_exec);
+    return;
+  }
+  std::vector<std::pair<unsigned, z3::expr>> d0;
+  std::vector<z3::expr> mask_bits;
+  const bool mask_result = in.entry->ndst >= 1 && in.entry->dst[0] == emu::Ty::Mask;
+  for (unsigned l = 0; l < kLanes; ++l) {
+    z3::expr_vector args(c);
+    z3::sort_vector sorts(c);
+    for (unsigned i = 0; i < in.nsrc; ++i) {
+      if (in.entry->src[i] == emu::Ty::Mask) args.push_back(z3::ite(mask_bit(m, in.src[i], l), c.bv_val(1, 1), c.bv_val(0, 1)));
+      else args.push_back(bits_of(m, in.src[i], ty_width(in.entry->src[i]), static_cast<int>(l)));
+    }
+    if (!mask_result && in.dst[0].kind == Operand::VGPR) args.push_back(bits_of(m, in.dst[0], ty_width(in.entry->dst[0]), static_cast<int>(l)));
+    for (unsigned i = 0; i < args.size(); ++i) sorts.push_back(args[i].get_sort());
+    if (mask_result) {
+      mask_bits.push_back(c.function((base + ".m").c_str(), sorts, c.bool_sort())(args));
+    } else {
+      d0.emplace_back(l, c.function((base + ".d").c_str(), sorts, c.bv_sort(ty_width(in.entry->dst[0])))(args));
+      if (in.entry->ndst == 2) mask_bits.push_back(c.function((base + ".carry").c_str(), sorts, c.bool_sort())(args));
+    }
+  }
+  if (mask_result) {
+    z3::expr mask = lane_mask(m, mask_bits);
+    write_scalar(m, in.dst[0], mask, 2);
+    if (in.entry->flags & emu::kWritesExec) m.set_sgpr64(emu::kExecLo, mask);
+    return;
+  }
+  for (auto& [l, v] : d0) write_vector(m, in.dst[0], l, v);
+  if (in.entry->ndst == 2) write_scalar(m, in.dst[1], lane_mask(m, mask_bits), 2);
+}
+
+// global_load/store_dword{,x2,x3,x4}: ADDR = VADDR[63:0] + offset, or SADDR + zext(VADDR[31:0]) +
+// offset (emu/semantics/global.cpp). Memory is one array of bytes, little-endian; the data lands at
+// once (the waitcnt discipline is the static checker's).
+z3::expr lane_address(Machine& m, const ExecInst& in, const Operand& vaddr, const Operand& saddr, unsigned l) {
+  z3::context& c = m.ctx();
+  z3::expr off = c.bv_val(static_cast<uint64_t>(in.mods.offset), 64);
+  if (saddr.kind == Operand::SGPR) return m.sgpr64(saddr.index) + z3::zext(m.vgpr(vaddr.index, l), 32) + off;
+  return z3::concat(m.vgpr(vaddr.index + 1, l), m.vgpr(vaddr.index, l)) + off;
+}
+z3::expr load_dword(Machine& m, const z3::expr& addr) {
+  z3::context& c = m.ctx();
+  z3::expr r = m.load_byte(addr + c.bv_val(3, 64));
+  for (int b = 2; b >= 0; --b) r = z3::concat(r, m.load_byte(addr + c.bv_val(b, 64)));
+  return r;
+}
+template <unsigned Dwords> void global_load(Machine& m, const ExecInst& in) {
+  if (in.mods.lds || in.mods.tfe) throw Unsupported{"global load to LDS / tfe"};
+  m.touched_memory = true;
+  const Operand saddr = in.nsrc > 1 ? in.src[1] : Operand{};
+  std::vector<std::vector<z3::expr>> data(Dwords);
+  for (unsigned l = 0; l < kLanes; ++l) {
+    z3::expr a = lane_address(m, in, in.src[0], saddr, l);
+    for (unsigned d = 0; d < Dwords; ++d) data[d].push_back(load_dword(m, a + m.ctx().bv_val(4 * d, 64)));
+  }
+  for (unsigned d = 0; d < Dwords; ++d)
+    for (unsigned l = 0; l < kLanes; ++l)
+      m.set_vgpr(in.dst[0].index + d, l, z3::ite(m.exec_bit(l), data[d][l], m.vgpr(in.dst[0].index + d, l)));
+}
+template <unsigned Dwords> void global_store(Machine& m, const ExecInst& in) {
+  m.touched_memory = true;
+  const Operand saddr = in.nsrc > 2 ? in.src[2] : Operand{};
+  z3::context& c = m.ctx();
+  for (unsigned l = 0; l < kLanes; ++l) {  // lane order, as the emulator writes overlapping lanes
+    z3::expr a = lane_address(m, in, in.src[0], saddr, l);
+    for (unsigned d = 0; d < Dwords; ++d) {
+      z3::expr v = m.vgpr(in.src[1].index + d, l);
+      for (unsigned b = 0; b < 4; ++b) m.store_byte(m.exec_bit(l), (a + c.bv_val(4 * d + b, 64)).simplify(), v.extract(8 * b + 7, 8 * b));
+    }
+  }
+}
+
+void no_op(Machine&, const ExecInst&) {}
+
+const std::map<std::string, SymFn, std::less<>>& special_units() {
+  static const std::map<std::string, SymFn, std::less<>> t = {
+      {"s_waitcnt", no_op}, {"s_nop", no_op},
+      {"global_load_dword", global_load<1>}, {"global_load_dwordx2", global_load<2>},
+      {"global_load_dwordx3", global_load<3>}, {"global_load_dwordx4", global_load<4>},
+      {"global_store_dword", global_store<1>}, {"global_store_dwordx2", global_store<2>},
+      {"global_store_dwordx3", global_store<3>}, {"global_store_dwordx4", global_store<4>},
+  };
+  return t;
+}
+
+}  // namespace
+
+bool has_generic_unit(std::string_view stem) { return generic_units().table.count(stem) != 0; }
+std::vector<std::string> generic_unit_stems() {
+  std::vector<std::string> out;
+  for (auto& [k, v] : generic_units().table) out.push_back(k);
+  return out;
+}
+
+void step(Machine& m, const ExecInst& in) {
+  if (!in.entry) throw Unsupported{"an instruction without a semantic unit"};
+  const std::string& stem = in.entry->stem;
+  if (auto it = generic_units().table.find(stem); it != generic_units().table.end()) return it->second(m, in);
+  if (auto it = special_units().find(stem); it != special_units().end()) return it->second(m, in);
+  if (in.entry->flags & emu::kFrameworkAlu) return uninterpreted(m, in);
+  throw Unsupported{fmt::format("{} (no symbolic semantics: {})", in.raw ? in.raw->mnemonic : stem,
+                                in.entry->cat == emu::Category::Control ? "control flow" : "memory or special unit")};
+}
+
+}  // namespace asmevo::prove
