@@ -132,7 +132,7 @@ template <class R> void int_salu_units(R& r) {
   // SOP1
   r.template salu<[]<class D>(D::u32 a) { return a; }>("s_mov_b32");
   r.template salu<[]<class D>(D::u64 a) { return a; }>("s_mov_b64");
-  r.template salu<[]<class D>(D::u32 a, D::Scc& scc) { return sel(scc, a, 0u); }>("s_cmov_b32");
+  r.template salu<[]<class D>(D::u32 d, D::u32 a, D::Scc& scc) { return sel(scc, a, d); }>("s_cmov_b32", kDstIsSrc0);  // else D unchanged
   r.template salu<[]<class D>(D::u32 a, D::Scc& scc) { auto d = ~a; scc = d != 0u; return d; }>("s_not_b32");
   r.template salu<[]<class D>(D::u64 a, D::Scc& scc) { auto d = ~a; scc = d != 0u; return d; }>("s_not_b64");
   r.template salu<[]<class D>(D::u32 a) {

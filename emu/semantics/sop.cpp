@@ -30,22 +30,10 @@ void s_swappc_b64(ExecContext& ctx, Wave& w, const ExecInst& in) {
 }  // namespace
 
 void register_sop(Registry& r) {
-<<<<<<< HEAD
-  // SOP1
-  salu<[](u32 a) { return a; }>(r, "s_mov_b32");
-  salu<[](u64 a) { return a; }>(r, "s_mov_b64");
-  salu<[](u32 d, u32 a, Scc& scc) { return scc ? a : d; }>(r, "s_cmov_b32", kDstIsSrc0);  // if SCC then D = S0 (else D unchanged)
-  salu<[](u32 a, Scc& scc) { u32 d = ~a; scc = d != 0; return d; }>(r, "s_not_b32");
-  salu<[](u64 a, Scc& scc) { u64 d = ~a; scc = d != 0; return d; }>(r, "s_not_b64");
-  salu<[](u32 a) { u32 d = 0; for (int i = 0; i < 32; ++i) d |= ((a >> i) & 1u) << (31 - i); return d; }>(r, "s_brev_b32");
-  salu<[](u32 a, Scc& scc) { u32 d = static_cast<u32>(std::popcount(a)); scc = d != 0; return d; }>(r, "s_bcnt1_i32_b32");
-  salu<[](u64 a, Scc& scc) { u32 d = static_cast<u32>(std::popcount(a)); scc = d != 0; return d; }>(r, "s_bcnt1_i32_b64");
-=======
   EmuUnits units{r};
   int_salu_units(units);  // the generic units (emu/semantics/int_units.h)
   // Not generic (yet): find-first-bit needs count-zeros terms; the prover models them as
   // uninterpreted functions (docs/prove.md).
->>>>>>> i16b
   salu<[](u32 a) { return a ? static_cast<u32>(std::countr_zero(a)) : ~0u; }>(r, "s_ff1_i32_b32");
   salu<[](u64 a) { return a ? static_cast<u32>(std::countr_zero(a)) : ~0u; }>(r, "s_ff1_i32_b64");
   salu<[](u32 a) { return a ? static_cast<u32>(std::countl_zero(a)) : ~0u; }>(r, "s_flbit_i32_b32");
