@@ -6,6 +6,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,10 @@ size_t dtype_size(const std::string& dtype);  // 0 when unknown
 bool dtype_is_float(const std::string& dtype);
 
 struct InitSpec {
-  enum Kind { Zeros, Normal, Uniform, Ints, Constant, File } kind = Zeros;
+  enum Kind { Zeros, Normal, Uniform, Ints, Constant, File, Bytes } kind = Zeros;
   double a = 0, b = 0;
   std::string file;  // File: path to a .npy (relative paths are relative to the spec's folder)
+  std::shared_ptr<const std::vector<uint8_t>> bytes;  // Bytes: the exact contents (made by verify's aimed inputs)
 };
 
 // How an output buffer of a candidate must match the reference: bit for bit (default), within N
@@ -71,6 +73,7 @@ struct LaunchSpec {
   int args_line = 0;
   unsigned inputs = 1;       // random input sets (seeds seed, seed+1, ...)
   bool special = false;      // add input sets that mix edge values into the inputs
+  bool inputs_given = false; // the spec says `inputs:` or `special:` (else verify picks safe defaults)
   std::vector<LaunchShape> launches;  // empty: the one top-level shape
 
   // Set on concrete runs made by expand_runs(); the generators read them.
