@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
@@ -226,40 +227,42 @@ class DecisionObserver final : public emu::ExecObserver {
       auto val = [&](unsigned i) { return value_of(w, src(i), l, n); };
       const double sign0 = (n == Num::Float && src(0).neg) ? -1 : 1, sign1 = (n == Num::Float && in.nsrc > 1 && src(1).neg) ? -1 : 1;
       if ((o0 && src(0).abs) || (o1 && in.nsrc > 1 && src(1).abs)) continue;
+      // When several sources derive from elements (x - max(x), with the maximum itself one of the
+      // elements), the first is the variable and the others count as the values they have now.
       switch (kind) {
         case Mov: if (o0) step(l, *o0, sign0, 0); break;
         case Add:
-          if (o0 && !o1) step(l, *o0, sign0, val(1));
-          else if (o1 && !o0) step(l, *o1, sign1, val(0));
+          if (o0) step(l, *o0, sign0, val(1));
+          else if (o1) step(l, *o1, sign1, val(0));
           break;
         case Sub:
-          if (o0 && !o1) step(l, *o0, sign0, -val(1));
-          else if (o1 && !o0) step(l, *o1, -sign1, val(0));
+          if (o0) step(l, *o0, sign0, -val(1));
+          else if (o1) step(l, *o1, -sign1, val(0));
           break;
         case SubRev:
-          if (o1 && !o0) step(l, *o1, sign1, -val(0));
-          else if (o0 && !o1) step(l, *o0, -sign0, val(1));
+          if (o1) step(l, *o1, sign1, -val(0));
+          else if (o0) step(l, *o0, -sign0, val(1));
           break;
         case Mul:
-          if (o0 && !o1) step(l, *o0, sign0 * val(1), 0);
-          else if (o1 && !o0) step(l, *o1, sign1 * val(0), 0);
+          if (o0) step(l, *o0, sign0 * val(1), 0);
+          else if (o1) step(l, *o1, sign1 * val(0), 0);
           break;
         case Shl:
           if (o1 && !o0 && val(0) >= 0 && val(0) < 31) step(l, *o1, std::ldexp(1.0, static_cast<int>(val(0))), 0);
           break;
         case Fma:  // s0 * s1 + s2
           if (in.nsrc < 3) break;
-          if (o0 && !o1 && !o2) step(l, *o0, sign0 * val(1), val(2));
-          else if (o1 && !o0 && !o2) step(l, *o1, sign1 * val(0), val(2));
-          else if (o2 && !o0 && !o1) step(l, *o2, (n == Num::Float && src(2).neg) ? -1 : 1, val(0) * val(1));
+          if (o0) step(l, *o0, sign0 * val(1), val(2));
+          else if (o1) step(l, *o1, sign1 * val(0), val(2));
+          else if (o2) step(l, *o2, (n == Num::Float && src(2).neg) ? -1 : 1, val(0) * val(1));
           break;
         case Fmac: {  // dst + s0 * s1, the accumulator is the last source
           const unsigned acc = in.nsrc - 1;
-          const Origin* oa = s.at(src(acc), l);
           if (acc != 2) break;
-          if (oa && !o0 && !o1) step(l, *oa, 1, val(0) * val(1));
-          else if (o0 && !o1 && !oa) step(l, *o0, val(1), val(acc));
-          else if (o1 && !o0 && !oa) step(l, *o1, val(0), val(acc));
+          const Origin* oa = s.at(src(acc), l);
+          if (o0) step(l, *o0, val(1), val(acc));
+          else if (o1) step(l, *o1, val(0), val(acc));
+          else if (oa) step(l, *oa, 1, val(0) * val(1));
           break;
         }
         case Cndmask: {
@@ -290,6 +293,12 @@ class DecisionObserver final : public emu::ExecObserver {
   std::set<std::tuple<uint64_t, int32_t, uint64_t>> seen_;
   std::map<uint64_t, unsigned> per_pc_;
 };
+
+uint64_t mix(uint64_t x) {  // splitmix64 finalizer
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
 
 // The element value on `side` of threshold v, in the buffer's dtype.
 void place(std::vector<uint8_t>& bytes, const std::string& dtype, uint64_t elem, double v, int side) {
@@ -331,6 +340,12 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
   RunOutcome o = backend.run(k0, base, 1ull << 32, {}, &obs);
   if (o.status != RunOutcome::Completed) return out;  // the reference reports the base run itself
   out.thresholds = std::move(obs.thresholds);
+  if (std::getenv("ASMEVO_AIMED_DEBUG")) {
+    std::map<uint64_t, size_t> n;
+    for (const auto& t : out.thresholds) ++n[t.pc];
+    for (const auto& [pc, c] : n) fmt::print(stderr, "aimed: 0x{:x}: {} thresholds\n", pc, c);
+    for (const auto& [pc, u] : obs.unresolved) fmt::print(stderr, "aimed: unresolved 0x{:x} {}\n", pc, u.inst);
+  }
   for (auto& [pc, u] : obs.unresolved) out.unresolved.push_back(u);
   if (solver && !out.unresolved.empty()) {
     auto more = solver(base, out.unresolved);
@@ -345,6 +360,8 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
   std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(base.args.size());
   for (const auto& b : o.buffers)
     if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
+  std::map<std::pair<size_t, uint64_t>, std::vector<size_t>> by_element;  // (arg, element) -> thresholds
+  for (size_t i = 0; i < out.thresholds.size(); ++i) by_element[{out.thresholds[i].arg, out.thresholds[i].element}].push_back(i);
   static const std::pair<const char*, int> kSides[] = {{"at", 0}, {"below", -1}, {"above", 1}, {"further below", -2}, {"further above", 2}};
   int k = 0;
   for (const auto& [side_name, side] : kSides) {
@@ -359,13 +376,19 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
     std::vector<std::vector<uint8_t>> bytes(base.args.size());
     std::set<std::pair<size_t, uint64_t>> placed;
     std::set<uint64_t> decisions;
-    // Each set places half of each decision's elements (alternating by element), so a reduction's
-    // extreme value (a row maximum) most often stays where it was and the other thresholds hold.
-    for (const auto& t : out.thresholds) {
-      if (!inputs[t.arg] || (t.element + static_cast<uint64_t>(k)) % 2) continue;
-      if (!placed.insert({t.arg, t.element}).second) continue;
-      if (bytes[t.arg].empty()) bytes[t.arg] = *inputs[t.arg];
-      place(bytes[t.arg], base.args[t.arg].dtype, t.element, t.value, side);
+    // Each set places half of the elements (alternating by element), so a reduction's extreme value
+    // (a row maximum) most often stays where it was and the other thresholds still hold; an element
+    // several decisions reach takes them in turn (by element and set), so every decision gets elements.
+    for (const auto& [where, options] : by_element) {
+      const auto& [arg, elem] = where;
+      // Chosen by a hash of the element, not its index: kernels give each lane a fixed stride of
+      // elements, and index arithmetic would leave some decisions without any.
+      const uint64_t h = mix(elem * 0x9E3779B97F4A7C15ull + arg);
+      if (!inputs[arg] || ((h >> 32) + static_cast<uint64_t>(k)) % 2) continue;
+      const Threshold& t = out.thresholds[options[(h + static_cast<uint64_t>(k)) % options.size()]];
+      placed.insert(where);
+      if (bytes[arg].empty()) bytes[arg] = *inputs[arg];
+      place(bytes[arg], base.args[arg].dtype, elem, t.value, side);
       if (decisions.insert(t.pc).second && set.decision_texts.size() < 3)
         set.decision_texts.push_back(fmt::format("{} at 0x{:x}", t.inst, t.pc));
     }

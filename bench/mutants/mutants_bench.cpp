@@ -5,7 +5,8 @@
 // so a person can judge whether it is truly equivalent. Semantics-preserving rewrites must all be
 // EQUIVALENT. Figures are emulated.
 //
-//   mutants_bench [--arch gfx942] [--per-op N] [--rewrites N] [--kernels k1,k2] [--json FILE]
+//   mutants_bench [--arch gfx942] [--per-op N] [--rewrites N] [--kernels k1,k2] [--ops o1,o2] [--json FILE]
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
@@ -47,6 +48,7 @@ struct Args {
   std::string arch = "gfx942";
   size_t per_op = 6, rewrites = 4;
   std::vector<std::string> kernels;
+  std::vector<std::string> ops;  // mutation operators to run (empty: all)
   std::string json;
 };
 
@@ -62,16 +64,17 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--per-op") a.per_op = std::stoul(value());
     else if (s == "--rewrites") a.rewrites = std::stoul(value());
     else if (s == "--json") a.json = value();
-    else if (s == "--kernels") {
+    else if (s == "--kernels" || s == "--ops") {
       std::string list = value();
+      auto& into = s == "--ops" ? a.ops : a.kernels;
       for (size_t p = 0; p <= list.size();) {
         size_t q = list.find(',', p);
         if (q == std::string::npos) q = list.size();
-        if (q > p) a.kernels.push_back(list.substr(p, q - p));
+        if (q > p) into.push_back(list.substr(p, q - p));
         p = q + 1;
       }
     } else
-      throw Error("unknown option " + s, "mutants_bench", "options: --arch A --per-op N --rewrites N --kernels a,b --json FILE");
+      throw Error("unknown option " + s, "mutants_bench", "options: --arch A --per-op N --rewrites N --kernels a,b --ops o1,o2 --json FILE");
   }
   return a;
 }
@@ -101,6 +104,7 @@ int main(int argc, char** argv) try {
     size_t kernel_mutants = 0, kernel_killed = 0;
     auto run_set = [&](const std::vector<mutants::Mutant>& all, const std::vector<std::string>& ops, size_t cap, bool rewrite) {
       for (const auto& op : ops) {
+        if (!rewrite && !args.ops.empty() && std::find(args.ops.begin(), args.ops.end(), op) == args.ops.end()) continue;
         std::vector<const mutants::Mutant*> of_op;
         for (const auto& m : all)
           if (m.op == op) of_op.push_back(&m);
