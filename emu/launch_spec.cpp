@@ -256,13 +256,20 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
       }
       if (n["special"]) a.special = c.as<bool>(n["special"], "special");
     } else if (n["value"]) {
-      c.only_keys(n, {"name", "value", "type"}, "a value argument");
+      c.only_keys(n, {"name", "value", "type", "vary"}, "a value argument");
       a.kind = ArgSpec::Value;
       if (!n["type"]) c.fail(n, "value argument needs type");
       a.dtype = c.as<std::string>(n["type"], "type");
       static const std::set<std::string> ok{"i32", "u32", "i64", "u64", "f32", "f16", "f64", "i16", "u16", "i8", "u8", "bf16"};
       if (!ok.count(a.dtype)) c.fail(n["type"], "unknown value type '" + a.dtype + "'");
       a.value = c.as<std::string>(n["value"], "value");
+      if (n["vary"]) {
+        const YAML::Node& v = n["vary"];
+        if (!v.IsSequence() || v.size() != 2 || a.dtype.find('f') != std::string::npos)
+          c.fail(v, "vary takes [lo, hi] for an integer value argument", "e.g. vary: [1, 781]: verify adds boundary launches in that range");
+        a.vary = {{c.as<int64_t>(v[0], "vary"), c.as<int64_t>(v[1], "vary")}};
+        if (a.vary->first > a.vary->second) c.fail(v, "vary: lo must not exceed hi");
+      }
     } else if (n["pointer"]) {
       c.only_keys(n, {"name", "pointer"}, "a pointer argument");
       if (!n["pointer"].IsNull()) c.fail(n["pointer"], "only {pointer: null} is supported");

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct ArgSpec {
   uint64_t align = 256;    // Buffer: device address alignment
   bool special = true;     // Buffer: edge values are mixed in for special input sets
   std::string value;  // Value: the YAML scalar text
+  // Value (integers): `vary: [lo, hi]`, values verify may also launch with (every buffer is large
+  // enough for all of them): boundary launches at lo, hi and around multiples of the block size.
+  std::optional<std::pair<int64_t, int64_t>> vary;
   int line = 0;       // 1-based line of this entry in the spec, for messages
   bool compared() const { return kind == Buffer && direction != Input; }
 };

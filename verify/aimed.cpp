@@ -340,12 +340,6 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
   RunOutcome o = backend.run(k0, base, 1ull << 32, {}, &obs);
   if (o.status != RunOutcome::Completed) return out;  // the reference reports the base run itself
   out.thresholds = std::move(obs.thresholds);
-  if (std::getenv("ASMEVO_AIMED_DEBUG")) {
-    std::map<uint64_t, size_t> n;
-    for (const auto& t : out.thresholds) ++n[t.pc];
-    for (const auto& [pc, c] : n) fmt::print(stderr, "aimed: 0x{:x}: {} thresholds\n", pc, c);
-    for (const auto& [pc, u] : obs.unresolved) fmt::print(stderr, "aimed: unresolved 0x{:x} {}\n", pc, u.inst);
-  }
   for (auto& [pc, u] : obs.unresolved) out.unresolved.push_back(u);
   if (solver && !out.unresolved.empty()) {
     auto more = solver(base, out.unresolved);

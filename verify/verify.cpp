@@ -69,6 +69,24 @@ std::optional<OutOfBounds> unallowed(const std::vector<OutOfBounds>& k0, const s
   return std::nullopt;
 }
 
+// Values of a `vary:` range worth a launch: its ends and one below, at and above each multiple of
+// the workgroup size and of the wave size (64) inside it; at most kMaxBoundaryValues, the
+// workgroup multiples first.
+constexpr size_t kMaxBoundaryValues = 24;
+std::vector<int64_t> boundary_values(std::pair<int64_t, int64_t> range, uint32_t block) {
+  const auto [lo, hi] = range;
+  std::vector<int64_t> out;
+  auto add = [&](int64_t v) {
+    if (v >= lo && v <= hi && out.size() < kMaxBoundaryValues && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  };
+  for (int64_t v : {lo, lo + 1, hi - 1, hi}) add(v);
+  for (int64_t step : {static_cast<int64_t>(std::max<uint32_t>(block, 1)), int64_t{64}})
+    for (int64_t m = (lo / step) * step; m <= hi + 1 && m - lo < step * 64; m += step)
+      for (int64_t d : {-1, 0, 1}) add(m + d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // Where a run's inputs came from, for the evidence of a verdict.
 Evidence inputs_of(const emu::LaunchSpec& run) {
   bool files = false, any = false;
@@ -170,6 +188,21 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
   bool any_input = false, any_nonzero = false;
   const size_t first = runs_.size();
   for (const auto& r : runs) add_run(r, inputs_of(r));
+  // Boundary launches for value arguments with `vary: [lo, hi]`: the first input set with the value
+  // at lo, lo + 1, hi - 1, hi and one below, at and above each multiple of the workgroup and the wave
+  // size in the range (a bounds compare off by one shows at exactly one of them).
+  if (spec.label.empty() && !runs.empty())
+    for (size_t a = 0; a < spec.args.size(); ++a) {
+      if (!spec.args[a].vary) continue;
+      for (int64_t v : boundary_values(*spec.args[a].vary, spec.block[0])) {
+        emu::LaunchSpec b = runs.front();
+        if (std::to_string(v) == b.args[a].value) continue;
+        b.args[a].value = std::to_string(v);
+        const std::string name = spec.args[a].name.empty() ? "arg" + std::to_string(a) : spec.args[a].name;
+        b.label += fmt::format(", {} = {}", name, v);
+        add_run(b, {"boundary launch", b.label, fmt::format("{} = {} (vary: [{}, {}])", name, v, spec.args[a].vary->first, spec.args[a].vary->second)});
+      }
+    }
   // Inputs aimed at K0's decisions, made from the first input set of each launch shape.
   if (aimed_ && spec.label.empty() && random_inputs) {
     std::set<std::string> shapes;

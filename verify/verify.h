@@ -46,7 +46,8 @@ struct Mismatch {
 // What a verdict rests on (docs/verify.md "Evidence"): the gate that decided and, for runs, which
 // input set. kind: "abi", "static", "fault" (K1 faulted or hung), "out-of-bounds" (K1 touched
 // memory the launch does not allow), "random input", "special input", "aimed input",
-// "saved input" (a counterexample or regression spec), or "all runs" for EQUIVALENT.
+// "saved input" (a counterexample or regression spec), "boundary launch" (a `vary:` value), or
+// "all runs" for EQUIVALENT.
 struct Evidence {
   std::string kind;
   std::string run_label;  // the run (launch shape, input set, variant) when a run decided
