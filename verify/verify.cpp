@@ -200,7 +200,11 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
         b.args[a].value = std::to_string(v);
         const std::string name = spec.args[a].name.empty() ? "arg" + std::to_string(a) : spec.args[a].name;
         b.label += fmt::format(", {} = {}", name, v);
-        add_run(b, {"boundary launch", b.label, fmt::format("{} = {} (vary: [{}, {}])", name, v, spec.args[a].vary->first, spec.args[a].vary->second)});
+        try {
+          add_run(b, {"boundary launch", b.label, fmt::format("{} = {} (vary: [{}, {}])", name, v, spec.args[a].vary->first, spec.args[a].vary->second)});
+        } catch (const Error& e) {  // the range claims more than the kernel does: say so, keep the rest
+          notes_.push_back(fmt::format("boundary launch {} dropped: {}", b.label, e.what_text()));
+        }
       }
     }
   // Inputs aimed at K0's decisions, made from the first input set of each launch shape.
