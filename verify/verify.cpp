@@ -210,7 +210,7 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
   // Inputs aimed at K0's decisions, made from the first input set of each launch shape.
   if (aimed_ && spec.label.empty() && random_inputs) {
     std::set<std::string> shapes;
-    const size_t made = runs_.size();
+    const size_t made = first + runs.size();  // the spec's own runs, not the boundary launches
     for (size_t i = first; i < made; ++i) {
       const size_t shape_end = runs_[i].label.rfind(", ");
       const std::string shape = shape_end == std::string::npos ? std::string() : runs_[i].label.substr(0, shape_end);
