@@ -60,6 +60,8 @@ struct ExecContext {
   uint32_t scratch_per_lane = 0;
   Stats stats;
   uint8_t* executed = nullptr;  // optional: executed[i] = 1 once instruction i ran (RunOptions::coverage)
+  const Wave* ds_wave = nullptr;      // the DS instruction now executing (set by emu/semantics/ds.cpp),
+  const ExecInst* ds_inst = nullptr;  // for its out-of-range notes
 };
 
 // Stops the run: throws asmevo::Error naming kernel, workgroup, wave, PC, instruction text, and
@@ -69,7 +71,13 @@ struct ExecContext {
 [[noreturn]] void fail(const ExecContext& ctx, const Wave& w, const ExecInst& in, const std::string& what,
                        int lane = -1, uint64_t address = 0, const std::string& fix = {}, int exit_code = kExitFailure);
 
+// Records an access that does not stop the run but lies outside what the launch allows: a guard
+// zone of buffer region `r`, or (r null) LDS beyond the workgroup's allocation (DeviceMemory::OutOfBounds).
+void note_out_of_bounds(const ExecContext& ctx, const Wave& w, const ExecInst& in, const DeviceMemory::Region* r,
+                        uint64_t addr, unsigned size, bool write, int lane);
+
 // Memory access helper for semantics: the host pointer of [addr, addr+size) or a memory fault.
+// An access that touches a buffer's guard zone is noted (note_out_of_bounds).
 inline uint8_t* access(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t addr, unsigned size,
                        bool write, int lane) {
   if (ctx.observer) ctx.observer->on_access(ctx, w, in, addr, size, write, lane);
@@ -79,6 +87,11 @@ inline uint8_t* access(const ExecContext& ctx, const Wave& w, const ExecInst& in
          std::string("memory fault: ") + (write ? "write of " : "read of ") + std::to_string(size) +
              " bytes outside every range AsmEvo allocated" + (write && ctx.mem->find(addr) ? " (read-only region)" : ""),
          lane, addr, "check the kernel's address arithmetic and the launch spec's buffer sizes");
+  }
+  const DeviceMemory::Region* r = ctx.mem_hint;  // translate() left the region of addr there
+  if (r->guard) [[unlikely]] {
+    const uint64_t off = addr - r->base;
+    if (off < r->guard || off + size > r->size - r->guard) note_out_of_bounds(ctx, w, in, r, addr, size, write, lane);
   }
   return p;
 }

@@ -33,6 +33,24 @@ void fail(const ExecContext& ctx, const Wave& w, const ExecInst& in, const std::
   throw Error(what, where, fix, exit_code);
 }
 
+void note_out_of_bounds(const ExecContext& ctx, const Wave& w, const ExecInst& in, const DeviceMemory::Region* r,
+                        uint64_t addr, unsigned size, bool write, int lane) {
+  DeviceMemory::OutOfBounds o;
+  o.region = r ? r->name : "LDS";
+  o.pc = in.raw ? in.raw->address : in.address;
+  o.inst = in.raw ? in.raw->text : std::string();
+  o.write = write;
+  // Offsets from the buffer's start (the region begins with its guard zone); LDS from 0.
+  o.lowest = r ? static_cast<int64_t>(addr - r->base) - static_cast<int64_t>(r->guard) : static_cast<int64_t>(addr);
+  o.highest = o.lowest + size;
+  o.count = 1;
+  o.lane = lane;
+  o.address = addr;
+  o.workgroup = ctx.wg_id;
+  o.wave = w.id_in_group;
+  ctx.mem->note_out_of_bounds(o);
+}
+
 const char* schedule_name(WaveSchedule s) {
   switch (s) {
     case WaveSchedule::InOrder: return "in order";

@@ -211,6 +211,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
     if (s.inputs < 1 || s.inputs > 1000) c.fail(y["inputs"], "inputs must be between 1 and 1000");
   }
   if (y["special"]) s.special = c.as<bool>(y["special"], "special");
+  s.inputs_given = y["inputs"] || y["special"];
   if (y["poison"]) {
     unsigned p = c.as<unsigned>(y["poison"], "poison");
     if (p > 255) c.fail(y["poison"], "poison is one byte (0 to 255)");
@@ -255,13 +256,20 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
       }
       if (n["special"]) a.special = c.as<bool>(n["special"], "special");
     } else if (n["value"]) {
-      c.only_keys(n, {"name", "value", "type"}, "a value argument");
+      c.only_keys(n, {"name", "value", "type", "vary"}, "a value argument");
       a.kind = ArgSpec::Value;
       if (!n["type"]) c.fail(n, "value argument needs type");
       a.dtype = c.as<std::string>(n["type"], "type");
       static const std::set<std::string> ok{"i32", "u32", "i64", "u64", "f32", "f16", "f64", "i16", "u16", "i8", "u8", "bf16"};
       if (!ok.count(a.dtype)) c.fail(n["type"], "unknown value type '" + a.dtype + "'");
       a.value = c.as<std::string>(n["value"], "value");
+      if (n["vary"]) {
+        const YAML::Node& v = n["vary"];
+        if (!v.IsSequence() || v.size() != 2 || a.dtype.find('f') != std::string::npos)
+          c.fail(v, "vary takes [lo, hi] for an integer value argument", "e.g. vary: [1, 781]: verify adds boundary launches in that range");
+        a.vary = {{c.as<int64_t>(v[0], "vary"), c.as<int64_t>(v[1], "vary")}};
+        if (a.vary->first > a.vary->second) c.fail(v, "vary: lo must not exceed hi");
+      }
     } else if (n["pointer"]) {
       c.only_keys(n, {"name", "pointer"}, "a pointer argument");
       if (!n["pointer"].IsNull()) c.fail(n["pointer"], "only {pointer: null} is supported");
@@ -406,7 +414,7 @@ std::vector<uint8_t> make_buffer(const LaunchSpec& spec, size_t idx) {
   size_t esz = dtype_size(s.dtype);
   if (s.direction == ArgSpec::Output) return std::vector<uint8_t>(s.count * esz, spec.poison);
   std::vector<uint8_t> b = initial_buffer(spec, idx);
-  if (spec.special_variant < 0 || !s.special || s.init.kind == InitSpec::File) return b;
+  if (spec.special_variant < 0 || !s.special || s.init.kind == InitSpec::File || s.init.kind == InitSpec::Bytes) return b;
   std::vector<uint64_t> edges = edge_values(s);
   if (edges.empty()) return b;
   // Variant 0 replaces about a quarter of the elements, variant 1 about one in 64, so that
@@ -435,6 +443,11 @@ std::vector<uint8_t> initial_buffer(const LaunchSpec& spec, size_t idx) {
   size_t esz = dtype_size(s.dtype);
   std::vector<uint8_t> b(s.count * esz, 0);
   const std::string where = spec.path + ":" + std::to_string(s.line);
+  if (s.init.kind == InitSpec::Bytes) {
+    if (!s.init.bytes || s.init.bytes->size() != b.size())
+      throw Error("explicit contents do not match the buffer's size", where, {}, kExitInternal);
+    return *s.init.bytes;
+  }
   if (s.init.kind == InitSpec::File) {
     NpyArray a = read_npy(s.init.file);
     if (a.data.size() != b.size())
@@ -457,7 +470,8 @@ std::vector<uint8_t> initial_buffer(const LaunchSpec& spec, size_t idx) {
       case InitSpec::Normal: v = normal(rng); break;
       case InitSpec::Uniform: v = uni(rng); break;
       case InitSpec::Ints: v = static_cast<double>(ints(rng)); break;
-      case InitSpec::File: break;
+      case InitSpec::File:
+      case InitSpec::Bytes: break;
     }
     try {
       store(b, s.dtype, i, v);

@@ -6,6 +6,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +18,10 @@ size_t dtype_size(const std::string& dtype);  // 0 when unknown
 bool dtype_is_float(const std::string& dtype);
 
 struct InitSpec {
-  enum Kind { Zeros, Normal, Uniform, Ints, Constant, File } kind = Zeros;
+  enum Kind { Zeros, Normal, Uniform, Ints, Constant, File, Bytes } kind = Zeros;
   double a = 0, b = 0;
   std::string file;  // File: path to a .npy (relative paths are relative to the spec's folder)
+  std::shared_ptr<const std::vector<uint8_t>> bytes;  // Bytes: the exact contents (made by verify's aimed inputs)
 };
 
 // How an output buffer of a candidate must match the reference: bit for bit (default), within N
@@ -45,6 +48,9 @@ struct ArgSpec {
   uint64_t align = 256;    // Buffer: device address alignment
   bool special = true;     // Buffer: edge values are mixed in for special input sets
   std::string value;  // Value: the YAML scalar text
+  // Value (integers): `vary: [lo, hi]`, values verify may also launch with (every buffer is large
+  // enough for all of them): boundary launches at lo, hi and around multiples of the block size.
+  std::optional<std::pair<int64_t, int64_t>> vary;
   int line = 0;       // 1-based line of this entry in the spec, for messages
   bool compared() const { return kind == Buffer && direction != Input; }
 };
@@ -71,6 +77,7 @@ struct LaunchSpec {
   int args_line = 0;
   unsigned inputs = 1;       // random input sets (seeds seed, seed+1, ...)
   bool special = false;      // add input sets that mix edge values into the inputs
+  bool inputs_given = false; // the spec says `inputs:` or `special:` (else verify picks safe defaults)
   std::vector<LaunchShape> launches;  // empty: the one top-level shape
 
   // Set on concrete runs made by expand_runs(); the generators read them.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "support/error.h"
 
@@ -26,12 +27,12 @@ uint64_t DeviceMemory::allocate(uint64_t size, const std::string& name, uint64_t
 
 uint64_t DeviceMemory::allocate_guarded(uint64_t size, uint64_t guard, const std::string& name, uint64_t align) {
   uint64_t addr = place(size, guard, align);
-  map_at(addr - guard, size + 2 * guard, {}, name, true);
+  map_at(addr - guard, size + 2 * guard, {}, name, true).guard = guard;
   next_ = addr + std::max<uint64_t>(size + guard, 1) + kGuard;
   return addr;
 }
 
-void DeviceMemory::map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name,
+DeviceMemory::Region& DeviceMemory::map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name,
                           bool writable) {
   uint64_t alloc = std::max<uint64_t>(size, 1);
   for (const auto& r : regions_)
@@ -44,9 +45,29 @@ void DeviceMemory::map_at(uint64_t base, uint64_t size, std::span<const uint8_t>
   r->writable = writable;
   r->data.reset(new uint8_t[alloc]());
   if (!init.empty()) std::memcpy(r->data.get(), init.data(), std::min<uint64_t>(init.size(), size));
+  Region& made = *r;
   regions_.push_back(std::move(r));
   std::sort(regions_.begin(), regions_.end(), [](const auto& a, const auto& b) { return a->base < b->base; });
   last_ = regions_.front().get();
+  return made;
+}
+
+void DeviceMemory::note_out_of_bounds(const OutOfBounds& a) const {
+  std::lock_guard lock(oob_lock_);
+  for (auto& o : oob_)
+    if (o.pc == a.pc && o.write == a.write && o.region == a.region) {
+      o.lowest = std::min(o.lowest, a.lowest), o.highest = std::max(o.highest, a.highest), o.count += a.count;
+      // The example is the first access in workgroup/wave/lane order, whatever the threads did.
+      auto order = [](const OutOfBounds& x) { return std::tuple(x.workgroup[2], x.workgroup[1], x.workgroup[0], x.wave, x.lane); };
+      if (order(a) < order(o)) o.lane = a.lane, o.address = a.address, o.workgroup = a.workgroup, o.wave = a.wave;
+      return;
+    }
+  oob_.push_back(a);
+}
+
+std::vector<DeviceMemory::OutOfBounds> DeviceMemory::out_of_bounds() const {
+  std::lock_guard lock(oob_lock_);
+  return oob_;
 }
 
 const DeviceMemory::Region* DeviceMemory::find(uint64_t addr) const {

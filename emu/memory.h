@@ -8,6 +8,7 @@
 // across workgroups running on different threads.
 #pragma once
 #include <cstdint>
+#include <array>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -23,7 +24,29 @@ class DeviceMemory {
     std::string name;
     bool writable = true;
     std::unique_ptr<uint8_t[]> data;
+    // A guarded buffer (allocate_guarded): the first and last `guard` bytes are its guard zones,
+    // which a kernel may not touch; 0 for every other region.
+    uint64_t guard = 0;
   };
+
+  // Accesses of one instruction outside what the launch allows that do not stop the run: guard
+  // zones of buffers (accessible so that K0's legal over-reads inside a padded allocation run) and
+  // LDS beyond the workgroup's allocation (reads 0, writes dropped on gfx9). Aggregated per
+  // (instruction, region, read/write); the first access is kept as the example.
+  struct OutOfBounds {
+    std::string region;  // the region's name ("argument 0 (x)") or "LDS"
+    uint64_t pc = 0;
+    std::string inst;    // instruction text
+    bool write = false;
+    int64_t lowest = 0, highest = 0;  // byte range [lowest, highest) touched, from the buffer's start (LDS: from 0)
+    uint64_t count = 0;  // lane accesses
+    int lane = -1;       // first access: lane (-1 scalar), address, workgroup, wave
+    uint64_t address = 0;
+    std::array<uint32_t, 3> workgroup{};
+    unsigned wave = 0;
+  };
+  void note_out_of_bounds(const OutOfBounds& a) const;  // merges into the log (thread-safe)
+  std::vector<OutOfBounds> out_of_bounds() const;       // the log, in the order first seen
 
   // Well-known apertures (src_shared_base / src_private_base give their high 32 bits). Flat
   // addresses inside them go to LDS / scratch, not to this address space.
@@ -43,7 +66,7 @@ class DeviceMemory {
   // one): 64-bit address arithmetic that drops a carry then reaches the wrong place.
   void straddle_4g_boundaries(bool on) { straddle_ = on; }
   // Maps `size` bytes at exactly `base` (the loaded code object), first `init.size()` copied.
-  void map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name, bool writable);
+  Region& map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name, bool writable);
 
   // Host pointer for [addr, addr+size) if it lies inside one region (writable if `write`), else nullptr.
   uint8_t* translate(uint64_t addr, uint64_t size, bool write = false) const {
@@ -79,6 +102,8 @@ class DeviceMemory {
   bool straddle_ = false;
   uint64_t place(uint64_t size, uint64_t lead, uint64_t align) const;  // address for an allocation
   mutable std::unique_ptr<std::mutex[]> locks_;
+  mutable std::mutex oob_lock_;
+  mutable std::vector<OutOfBounds> oob_;
 };
 
 }  // namespace asmevo::emu

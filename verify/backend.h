@@ -32,6 +32,9 @@ struct RunOutcome {
   uint64_t instructions = 0, max_wave_instructions = 0;
   double seconds = 0;
   std::vector<uint64_t> executed;  // code-object addresses of the instructions that ran (coverage)
+  // Accesses outside what the launch allows that did not stop the run: buffer guard zones, LDS
+  // past the allocation (emu::DeviceMemory::OutOfBounds). Reads of unmapped memory are faults.
+  std::vector<emu::DeviceMemory::OutOfBounds> out_of_bounds;
 };
 
 // Conditions a run may vary that a correct kernel's results must not depend on (emulators only;
@@ -59,8 +62,9 @@ class Backend {
   virtual std::unique_ptr<LoadedKernel> load(const codeobj::CodeObject& co, const std::string& kernel) = 0;
   // Runs one concrete launch (emu::expand_runs). Faults and step-limit stops are outcomes;
   // a launch the spec describes wrongly throws asmevo::Error.
+  // `observer` (emulators only; others refuse a non-null one) sees every instruction executed.
   virtual RunOutcome run(const LoadedKernel& kernel, const emu::LaunchSpec& run, uint64_t max_wave_instructions,
-                         const RunVariant& variant = {}) = 0;
+                         const RunVariant& variant = {}, emu::ExecObserver* observer = nullptr) = 0;
 };
 
 // The gfx9 functional emulator (emu/). `threads`: worker threads per run (0: all cores).

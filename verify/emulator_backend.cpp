@@ -37,7 +37,7 @@ class EmulatorBackend : public Backend {
   }
 
   RunOutcome run(const LoadedKernel& loaded, const emu::LaunchSpec& spec, uint64_t max_wave_instructions,
-                 const RunVariant& variant) override {
+                 const RunVariant& variant, emu::ExecObserver* observer) override {
     const auto& k = static_cast<const EmulatedKernel&>(loaded);
     auto launch = emu::prepare_launch(*k.co, *k.kernel, spec, threads_, variant.straddle_4g);
     RunOutcome out;
@@ -59,6 +59,7 @@ class EmulatorBackend : public Backend {
     options.preload_firmware = variant.preload_firmware;
     options.lds_fill = variant.lds_fill;
     options.coverage = true;
+    options.observer = observer;
     try {
       emu::RunResult rr = emu::run_launch(*launch, *k.program, options);
       out.instructions = rr.stats.total();
@@ -75,6 +76,7 @@ class EmulatorBackend : public Backend {
       out.status = RunOutcome::Faulted;
       out.message = e.format();
     }
+    out.out_of_bounds = launch->mem.out_of_bounds();
     for (size_t i = 0; i < launch->buffers.size(); ++i) {
       const auto& b = launch->buffers[i];
       auto view = launch->contents(b);

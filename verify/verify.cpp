@@ -9,6 +9,7 @@
 
 #include "check/check.h"
 #include "support/error.h"
+#include "verify/aimed.h"
 #include "verify/compare.h"
 #include "verify/counterexample.h"
 
@@ -19,6 +20,8 @@ using Clock = std::chrono::steady_clock;
 // LDS is undefined when a workgroup starts: candidates also run with this fill, so code that
 // drops an LDS initialisation (and reads what it no longer writes) differs.
 constexpr uint8_t kLdsFill = 0xA5;
+// Random input sets for a spec that says nothing about `inputs`/`special` (docs/verify.md).
+constexpr unsigned kDefaultRandomSets = 3;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Findings are matched between K0 and K1 by what they say about the code, not by address: edits
@@ -40,6 +43,59 @@ bool all_zero(const std::vector<uint8_t>& b) {
 }
 
 std::string guard_byte(uint8_t v) { return fmt::format("0x{:02x}", v); }
+
+using OutOfBounds = emu::DeviceMemory::OutOfBounds;
+
+// "reads 4 bytes of argument 2 (out) at byte offset 1024 from its start (its guard zone) ..."
+std::string describe(const OutOfBounds& o) {
+  const bool lds = o.region == "LDS";
+  std::string what = lds ? fmt::format("LDS bytes [{}, {}) beyond the workgroup's allocation", o.lowest, o.highest)
+                         : fmt::format("{} bytes [{}, {}) from its start, in its guard zone", o.region, o.lowest, o.highest);
+  std::string lane = o.lane >= 0 ? fmt::format("lane {}", o.lane) : std::string("the scalar unit");
+  return fmt::format("{} {} ({} lane access(es)); first: workgroup ({},{},{}) wave {} {}, address 0x{:x}, pc 0x{:x}: {}",
+                     o.write ? "writes" : "reads", what, o.count, o.workgroup[0], o.workgroup[1], o.workgroup[2], o.wave, lane,
+                     o.address, o.pc, o.inst);
+}
+
+// K1's first access outside the launch that K0 does not make in the same run: the same
+// instruction (by text: edits move code), region and direction, within K0's byte range.
+std::optional<OutOfBounds> unallowed(const std::vector<OutOfBounds>& k0, const std::vector<OutOfBounds>& k1) {
+  for (const auto& b : k1) {
+    bool allowed = false;
+    for (const auto& a : k0)
+      allowed |= a.inst == b.inst && a.region == b.region && a.write == b.write && a.lowest <= b.lowest && b.highest <= a.highest;
+    if (!allowed) return b;
+  }
+  return std::nullopt;
+}
+
+// Values of a `vary:` range worth a launch: its ends and one below, at and above each multiple of
+// the workgroup size and of the wave size (64) inside it; at most kMaxBoundaryValues, the
+// workgroup multiples first.
+constexpr size_t kMaxBoundaryValues = 24;
+std::vector<int64_t> boundary_values(std::pair<int64_t, int64_t> range, uint32_t block) {
+  const auto [lo, hi] = range;
+  std::vector<int64_t> out;
+  auto add = [&](int64_t v) {
+    if (v >= lo && v <= hi && out.size() < kMaxBoundaryValues && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  };
+  for (int64_t v : {lo, lo + 1, hi - 1, hi}) add(v);
+  for (int64_t step : {static_cast<int64_t>(std::max<uint32_t>(block, 1)), int64_t{64}})
+    for (int64_t m = (lo / step) * step; m <= hi + 1 && m - lo < step * 64; m += step)
+      for (int64_t d : {-1, 0, 1}) add(m + d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Where a run's inputs came from, for the evidence of a verdict.
+Evidence inputs_of(const emu::LaunchSpec& run) {
+  bool files = false, any = false;
+  for (const auto& a : run.args)
+    if (a.kind == emu::ArgSpec::Buffer && a.direction != emu::ArgSpec::Output)
+      any = true, files |= a.init.kind == emu::InitSpec::File;
+  if (any && files) return {"saved input", run.label, ""};
+  return {run.special_variant >= 0 ? "special input" : "random input", run.label, ""};
+}
 
 }  // namespace
 
@@ -67,7 +123,7 @@ int verdict_exit_code(Verdict v) {
 
 Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std::vector<emu::LaunchSpec>& specs,
                      const VerifyOptions& options)
-    : backend_(backend), k0_(k0) {
+    : backend_(backend), k0_(k0), aimed_(options.aimed_inputs) {
   if (specs.empty()) throw Error("no launch spec given", k0.elf().name(), "pass --launch SPEC.yaml");
   kernel_ = specs.front().kernel;
   for (const auto& s : specs)
@@ -115,11 +171,55 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
   if (!spec.has_outputs())
     throw Error("the spec marks no buffer as output: true or inout: true, so there is nothing to compare", spec.path,
                 "mark every buffer the kernel writes (docs/verify.md)");
-  std::vector<emu::LaunchSpec> runs = emu::expand_runs(spec);
+  // Safe defaults: a spec that says nothing about its inputs gets several random sets and the
+  // special sets, not one run (a concrete run, label set, is run as it is).
+  bool random_inputs = false;  // some input buffer is generated (not read from a file or all zeros)
+  for (const auto& a : spec.args)
+    random_inputs |= a.kind == emu::ArgSpec::Buffer && a.direction != emu::ArgSpec::Output && a.init.kind != emu::InitSpec::File &&
+                     a.init.kind != emu::InitSpec::Zeros && a.init.kind != emu::InitSpec::Bytes;
+  emu::LaunchSpec defaulted = spec;
+  if (!spec.inputs_given && spec.label.empty() && random_inputs) {
+    defaulted.inputs = kDefaultRandomSets, defaulted.special = true;
+    notes_.push_back(fmt::format("{}: the spec says nothing about inputs: {} random sets and 2 special sets are run", spec.path,
+                                 kDefaultRandomSets));
+  }
+  std::vector<emu::LaunchSpec> runs = emu::expand_runs(defaulted);
   // A set of inputs that are all zero lets most wrong kernels pass: refuse a spec that has only those.
   bool any_input = false, any_nonzero = false;
   const size_t first = runs_.size();
-  for (const auto& r : runs) add_run(r);
+  for (const auto& r : runs) add_run(r, inputs_of(r));
+  // Boundary launches for value arguments with `vary: [lo, hi]`: the first input set with the value
+  // at lo, lo + 1, hi - 1, hi and one below, at and above each multiple of the workgroup and the wave
+  // size in the range (a bounds compare off by one shows at exactly one of them).
+  if (spec.label.empty() && !runs.empty())
+    for (size_t a = 0; a < spec.args.size(); ++a) {
+      if (!spec.args[a].vary) continue;
+      for (int64_t v : boundary_values(*spec.args[a].vary, spec.block[0])) {
+        emu::LaunchSpec b = runs.front();
+        if (std::to_string(v) == b.args[a].value) continue;
+        b.args[a].value = std::to_string(v);
+        const std::string name = spec.args[a].name.empty() ? "arg" + std::to_string(a) : spec.args[a].name;
+        b.label += fmt::format(", {} = {}", name, v);
+        try {
+          add_run(b, {"boundary launch", b.label, fmt::format("{} = {} (vary: [{}, {}])", name, v, spec.args[a].vary->first, spec.args[a].vary->second)});
+        } catch (const Error& e) {  // the range claims more than the kernel does: say so, keep the rest
+          notes_.push_back(fmt::format("boundary launch {} dropped: {}", b.label, e.what_text()));
+        }
+      }
+    }
+  // Inputs aimed at K0's decisions, made from the first input set of each launch shape.
+  if (aimed_ && spec.label.empty() && random_inputs) {
+    std::set<std::string> shapes;
+    const size_t made = first + runs.size();  // the spec's own runs, not the boundary launches
+    for (size_t i = first; i < made; ++i) {
+      const size_t shape_end = runs_[i].label.rfind(", ");
+      const std::string shape = shape_end == std::string::npos ? std::string() : runs_[i].label.substr(0, shape_end);
+      if (!shapes.insert(shape).second) continue;
+      AimedInputs aimed = aim_inputs(backend_, *loaded_, runs_[i]);
+      for (auto& n : aimed.notes) notes_.push_back(std::move(n));
+      for (auto& a : aimed.sets) add_run(a.run, {"aimed input", a.run.label, a.describe()});
+    }
+  }
   for (size_t i = first; i < outcomes_.size(); ++i)
     for (const auto& b : outcomes_[i].buffers)
       if (b.direction != emu::ArgSpec::Output) any_input = true, any_nonzero |= !all_zero(b.before);
@@ -128,7 +228,7 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
                 "give the inputs an init ({normal: [0, 1]}, {ints: [lo, hi]}, ...) or add special: true");
 }
 
-void Reference::add_run(const emu::LaunchSpec& run) {
+void Reference::add_run(const emu::LaunchSpec& run, Evidence inputs) {
   const std::string where = run.path + " (" + run.label + ")";
   RunOutcome out = backend_.run(*loaded_, run, 1ull << 32);
   if (out.status != RunOutcome::Completed)
@@ -145,8 +245,13 @@ void Reference::add_run(const emu::LaunchSpec& run) {
     if (b.direction == emu::ArgSpec::Output && b.before == b.after && !b.after.empty())
       notes_.push_back(fmt::format("{}: the original kernel leaves output {} untouched (still poison)", run.label, b.label));
   }
+  std::set<std::string> noted;
+  for (const auto& o : out.out_of_bounds)
+    if (noted.insert(o.inst + "\n" + o.region).second)
+      notes_.push_back(fmt::format("{}: the original kernel {}: candidates may do the same at that instruction", run.label, describe(o)));
   executed_.insert(out.executed.begin(), out.executed.end());
   out.executed.clear();  // kept once, in executed_
+  run_inputs_.push_back(std::move(inputs));
   runs_.push_back(run);
   outcomes_.push_back(std::move(out));
 }
@@ -172,9 +277,11 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
   rebuild::AbiDiff abi = rebuild::abi_diff(ref.k0(), k1);
   for (const auto& f : abi.breaks)
     if (f.kernel.empty() || f.kernel == ref.kernel()) r.abi_breaks.push_back(f);
-  if (!r.abi_breaks.empty())
+  if (!r.abi_breaks.empty()) {
+    r.evidence = {"abi", "", r.abi_breaks[0].field};
     return finish(Verdict::Unsafe, fmt::format("the candidate breaks the ABI ({}: {} -> {})", r.abi_breaks[0].field,
                                                r.abi_breaks[0].a, r.abi_breaks[0].b));
+  }
 
   // 2. Static safety.
   if (options.static_checks) {
@@ -190,6 +297,7 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
       if (!baseline.count(finding_key(v))) r.violations.push_back(std::move(v));
     if (!r.violations.empty()) {
       const auto& v = r.violations[0];
+      r.evidence = {"static", "", v.rule};
       return finish(Verdict::Unsafe, fmt::format("{} static finding(s); first: {} at 0x{:x}: {}", r.violations.size(), v.rule, v.pc, v.message));
     }
   }
@@ -226,14 +334,25 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
       return finish(Verdict::Error, label + ": the candidate cannot run: " + e.format());
     }
     ++r.runs_done;
+    ++r.runs_by_kind[ref.run_inputs()[i].kind];
+    const Evidence& inputs = ref.run_inputs()[i];
     if (k1_out.status != RunOutcome::Completed) {
       r.fault = k1_out.message;
       r.fault_run = label;
+      r.evidence = {"fault", label, inputs.kind + (inputs.detail.empty() ? "" : ": " + inputs.detail)};
       return finish(Verdict::Fault, label + ": " +
                                         (k1_out.status == RunOutcome::Faulted
                                              ? std::string("the candidate faults")
                                              : fmt::format("the candidate runs past the step limit ({} instructions per wave; the original's longest wave ran {})",
                                                            limit, k0.max_wave_instructions)));
+    }
+    if (auto bad = unallowed(k0.out_of_bounds, k1_out.out_of_bounds)) {
+      r.out_of_bounds = *bad;
+      r.fault = "the candidate " + describe(*bad) + " (the original does not)";
+      r.fault_run = label;
+      r.evidence = {"out-of-bounds", label, inputs.kind + (inputs.detail.empty() ? "" : ": " + inputs.detail)};
+      return finish(Verdict::Fault, label + ": the candidate " + (bad->write ? "writes" : "reads") + " outside what the launch allows: " +
+                                        describe(*bad));
     }
     uint64_t before = r.mismatch_count;
     auto add = [&](const std::string& buffer, const char* kind, int64_t index, std::string a, std::string b) {
@@ -262,6 +381,7 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
       }
     }
     if (r.mismatch_count > before) {
+      if (r.differing_runs.empty()) r.evidence = {inputs.kind, label, inputs.detail};
       r.differing_runs.push_back(i);
       if (!options.counterexample_dir.empty()) {
         try {
@@ -280,6 +400,9 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     return finish(Verdict::Different, fmt::format("{} mismatch(es) in {} of {} runs; first: {} in {}: K0 {}, K1 {}", r.mismatch_count,
                                                   r.differing_runs.size(), r.runs_done, what, m.run_label, m.k0, m.k1));
   }
+  std::string kinds;
+  for (const auto& [kind, n] : r.runs_by_kind) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, kind);
+  r.evidence = {"all runs", "", kinds};
   return finish(Verdict::Equivalent, fmt::format("all {} runs agree: outputs, unchanged inputs and intact guard zones", r.runs_done));
 }
 
@@ -306,6 +429,14 @@ nlohmann::json VerifyReport::to_json() const {
   j["violations"] = nlohmann::json::array();
   for (const auto& v : violations) j["violations"].push_back(v.to_json());
   if (!fault.empty()) j["fault"] = {{"run_label", fault_run}, {"message", fault}};
+  if (out_of_bounds) {
+    const auto& o = *out_of_bounds;
+    j["out_of_bounds"] = {{"region", o.region}, {"write", o.write}, {"lowest", o.lowest}, {"highest", o.highest},
+                          {"count", o.count}, {"pc", o.pc}, {"instruction", o.inst}, {"lane", o.lane}, {"address", o.address},
+                          {"workgroup", o.workgroup}, {"wave", o.wave}};
+  }
+  j["evidence"] = {{"kind", evidence.kind}, {"run_label", evidence.run_label}, {"detail", evidence.detail}};
+  j["runs_by_kind"] = runs_by_kind;
   j["counterexamples"] = counterexamples;
   j["notes"] = notes;
   return j;
@@ -316,6 +447,9 @@ std::string VerifyReport::to_text() const {
   std::string t = fmt::format("verify {} ({}): K0 {} vs K1 {} — {} runs, {} done ({})\n", kernel, target, k0_name, k1_name,
                               runs_total, runs_done, figure_kind);
   t += fmt::format("verdict: {}: {}\n", verdict_name(verdict), summary);
+  if (!evidence.kind.empty())
+    t += fmt::format("evidence: {}{}{}\n", evidence.kind, evidence.run_label.empty() ? "" : " (" + evidence.run_label + ")",
+                     evidence.detail.empty() ? "" : ": " + evidence.detail);
   for (const auto& f : abi_breaks) t += fmt::format("  abi: {} {}: {} -> {} ({})\n", f.kernel, f.field, f.a, f.b, f.message);
   for (const auto& v : violations) t += "  " + v.to_text() + "\n";
   if (!fault.empty()) t += "  " + fault_run + ": " + fault + "\n";

@@ -14,7 +14,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <functional>
 #include <string>
@@ -42,8 +44,21 @@ struct Mismatch {
   std::string k0, k1;      // the values (elements formatted by dtype, guard bytes in hex)
 };
 
+// What a verdict rests on (docs/verify.md "Evidence"): the gate that decided and, for runs, which
+// input set. kind: "abi", "static", "fault" (K1 faulted or hung), "out-of-bounds" (K1 touched
+// memory the launch does not allow), "random input", "special input", "aimed input",
+// "saved input" (a counterexample or regression spec), "boundary launch" (a `vary:` value), or
+// "all runs" for EQUIVALENT.
+struct Evidence {
+  std::string kind;
+  std::string run_label;  // the run (launch shape, input set, variant) when a run decided
+  std::string detail;     // e.g. the aimed thresholds of that set, the out-of-bounds access
+};
+
 struct VerifyOptions {
   bool static_checks = true;
+  // Add input sets aimed at K0's data-dependent decisions (verify/aimed.h) to every launch shape.
+  bool aimed_inputs = true;
   size_t max_mismatches = 10;       // mismatches listed (all are counted)
   bool stop_at_first_difference = false;  // the optimizer's fast path; the CLI runs every set
   std::string counterexample_dir;   // save exposing input sets here (empty: do not save)
@@ -72,6 +87,9 @@ struct VerifyReport {
   std::vector<rebuild::AbiFinding> abi_breaks;
   std::vector<check::Violation> violations;
   std::string fault, fault_run;
+  std::optional<emu::DeviceMemory::OutOfBounds> out_of_bounds;  // FAULT: K1's access outside the launch
+  Evidence evidence;
+  std::map<std::string, size_t> runs_by_kind;  // runs done per input kind ("random input": 6, ...)
   std::vector<std::string> counterexamples;  // folders written
   std::vector<std::string> notes;            // things a person should know (e.g. K0 never writes a buffer)
   double seconds = 0;
@@ -96,6 +114,9 @@ class Reference {
   const std::vector<RunOutcome>& outcomes() const { return outcomes_; }
   const std::vector<check::Violation>& k0_violations() const { return k0_violations_; }
   const std::vector<std::string>& notes() const { return notes_; }
+  // Per run: where its inputs came from ("random input", "special input", "aimed input",
+  // "saved input") and, for aimed sets, which thresholds it puts values at.
+  const std::vector<Evidence>& run_inputs() const { return run_inputs_; }
   // K0's outputs differ between wave schedules (e.g. float atomics within a workgroup): candidates
   // then run in K0's schedule only.
   bool schedule_sensitive() const { return schedule_sensitive_; }
@@ -114,7 +135,7 @@ class Reference {
   void add_spec(const emu::LaunchSpec& spec);
 
  private:
-  void add_run(const emu::LaunchSpec& run);
+  void add_run(const emu::LaunchSpec& run, Evidence inputs);
   Backend& backend_;
   const codeobj::CodeObject& k0_;
   std::string kernel_;
@@ -123,6 +144,8 @@ class Reference {
   std::vector<RunOutcome> outcomes_;
   std::vector<check::Violation> k0_violations_;
   std::vector<std::string> notes_;
+  std::vector<Evidence> run_inputs_;
+  bool aimed_ = true;
   bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false, address_sensitive_ = false;
   std::set<uint64_t> executed_;
   double seconds_ = 0;

@@ -5,7 +5,8 @@
 // so a person can judge whether it is truly equivalent. Semantics-preserving rewrites must all be
 // EQUIVALENT. Figures are emulated.
 //
-//   mutants_bench [--arch gfx942] [--per-op N] [--rewrites N] [--kernels k1,k2] [--json FILE]
+//   mutants_bench [--arch gfx942] [--per-op N] [--rewrites N] [--kernels k1,k2] [--ops o1,o2] [--json FILE]
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
@@ -28,6 +29,7 @@ struct Row {
   size_t mutants = 0, unbuildable = 0, different = 0, unsafe = 0, fault = 0, error = 0, survived = 0;
   size_t survived_unexecuted = 0;  // survivors whose edited instructions never ran under the spec
   size_t survived_equivalent = 0;  // survivors a static argument shows equivalent (mutation.h)
+  std::map<std::string, size_t> killed_by;  // evidence kind of each kill (verify::Evidence::kind)
   size_t killed() const { return different + unsafe + fault; }
   // Kill rate among mutants the spec reaches: survivors whose edit never runs are left out (no
   // input of this spec can tell them apart from the original).
@@ -46,6 +48,7 @@ struct Args {
   std::string arch = "gfx942";
   size_t per_op = 6, rewrites = 4;
   std::vector<std::string> kernels;
+  std::vector<std::string> ops;  // mutation operators to run (empty: all)
   std::string json;
 };
 
@@ -61,16 +64,17 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--per-op") a.per_op = std::stoul(value());
     else if (s == "--rewrites") a.rewrites = std::stoul(value());
     else if (s == "--json") a.json = value();
-    else if (s == "--kernels") {
+    else if (s == "--kernels" || s == "--ops") {
       std::string list = value();
+      auto& into = s == "--ops" ? a.ops : a.kernels;
       for (size_t p = 0; p <= list.size();) {
         size_t q = list.find(',', p);
         if (q == std::string::npos) q = list.size();
-        if (q > p) a.kernels.push_back(list.substr(p, q - p));
+        if (q > p) into.push_back(list.substr(p, q - p));
         p = q + 1;
       }
     } else
-      throw Error("unknown option " + s, "mutants_bench", "options: --arch A --per-op N --rewrites N --kernels a,b --json FILE");
+      throw Error("unknown option " + s, "mutants_bench", "options: --arch A --per-op N --rewrites N --kernels a,b --ops o1,o2 --json FILE");
   }
   return a;
 }
@@ -83,7 +87,7 @@ int main(int argc, char** argv) try {
   std::vector<corpus::Kernel> kernels = corpus::kernels(args.arch, args.kernels);
   auto backend = verify::make_emulator_backend();
   std::map<std::string, Row> rows, rewrite_rows;
-  nlohmann::json survivors = nlohmann::json::array(), rejections = nlohmann::json::array();
+  nlohmann::json survivors = nlohmann::json::array(), rejections = nlohmann::json::array(), killed = nlohmann::json::array();
   nlohmann::json per_kernel = nlohmann::json::array();
   verify::VerifyOptions fast;
   fast.stop_at_first_difference = true;
@@ -100,6 +104,7 @@ int main(int argc, char** argv) try {
     size_t kernel_mutants = 0, kernel_killed = 0;
     auto run_set = [&](const std::vector<mutants::Mutant>& all, const std::vector<std::string>& ops, size_t cap, bool rewrite) {
       for (const auto& op : ops) {
+        if (!rewrite && !args.ops.empty() && std::find(args.ops.begin(), args.ops.end(), op) == args.ops.end()) continue;
         std::vector<const mutants::Mutant*> of_op;
         for (const auto& m : all)
           if (m.op == op) of_op.push_back(&m);
@@ -128,6 +133,11 @@ int main(int argc, char** argv) try {
             case verify::Verdict::Fault: ++row.fault; break;
             case verify::Verdict::Error: ++row.error; break;
             case verify::Verdict::Equivalent: ++row.survived; break;
+          }
+          entry["evidence"] = {{"kind", r.evidence.kind}, {"run_label", r.evidence.run_label}, {"detail", r.evidence.detail}};
+          if (!rewrite && r.verdict != verify::Verdict::Equivalent && r.verdict != verify::Verdict::Error) {
+            ++row.killed_by[r.evidence.kind];
+            killed.push_back(entry);
           }
           if (!rewrite) {
             ++kernel_mutants;
@@ -191,7 +201,22 @@ int main(int argc, char** argv) try {
       "equivalent (dead result, exec restore before s_endpgm, trailing barrier); reached = killed / (mutants - unreached);\n"
       "unproven = killed / (mutants - unreached - proven))",
       mutants::mutation_operators(), rows);
+  std::cout << "\nEvidence of the kills, per operator (verify::Evidence: which gate or input set decided)\n";
+  std::map<std::string, size_t> all_by;
+  for (const auto& [op, r] : rows)
+    for (const auto& [kind, n] : r.killed_by) all_by[kind] += n;
+  std::cout << fmt::format("{:20s}", "operator");
+  for (const auto& [kind, n] : all_by) std::cout << fmt::format(" {:>14s}", kind);
   std::cout << "\n";
+  for (const auto& op : mutants::mutation_operators()) {
+    if (!rows.count(op)) continue;
+    std::cout << fmt::format("{:20s}", op);
+    for (const auto& [kind, n] : all_by) std::cout << fmt::format(" {:14d}", rows.at(op).killed_by.count(kind) ? rows.at(op).killed_by.at(kind) : 0);
+    std::cout << "\n";
+  }
+  std::cout << fmt::format("{:20s}", "total");
+  for (const auto& [kind, n] : all_by) std::cout << fmt::format(" {:14d}", n);
+  std::cout << "\n\n";
   Row rt = print_table("Semantics-preserving rewrites (every one must be EQUIVALENT)", mutants::rewrite_operators(), rewrite_rows);
   std::cout << fmt::format("\nfalse rejections: {} of {}\n", rt.mutants - rt.survived, rt.mutants);
   std::cout << fmt::format("\nSurvivors ({}), with the verdict under 16 random + 2 special input sets:\n", survivors.size());
@@ -206,12 +231,12 @@ int main(int argc, char** argv) try {
                              s["diff"].get<std::string>());
   if (!args.json.empty()) {
     nlohmann::json j = {{"schema", "asmevo.mutants/1"}, {"arch", args.arch}, {"seconds", seconds}, {"kernels", per_kernel},
-                        {"survivors", survivors}, {"rejected_rewrites", rejections}};
+                        {"survivors", survivors}, {"rejected_rewrites", rejections}, {"killed", killed}};
     for (const auto& [op, r] : rows)
       j["operators"][op] = {{"mutants", r.mutants}, {"killed", r.killed()}, {"different", r.different}, {"unsafe", r.unsafe},
                             {"fault", r.fault}, {"error", r.error}, {"survived", r.survived},
                             {"survived_unexecuted", r.survived_unexecuted}, {"survived_known_equivalent", r.survived_equivalent},
-                            {"unbuildable", r.unbuildable}};
+                            {"unbuildable", r.unbuildable}, {"killed_by", r.killed_by}};
     for (const auto& [op, r] : rewrite_rows)
       j["rewrites"][op] = {{"total", r.mutants}, {"equivalent", r.survived}, {"unbuildable", r.unbuildable}};
     write_file_atomic(args.json, j.dump(2) + "\n");

@@ -198,6 +198,50 @@ void op_sibling(Ctx& c, size_t i) {
   }
 }
 
+// compare-flip: a compare's strictness or equality flipped (gt<->ge, lt<->le, eq<->ne): a bounds
+// mask that admits one element too many, a tie broken the other way.
+void op_compare_flip(Ctx& c, size_t i) {
+  Parsed p = parse(c.line(i).text);
+  if (!starts_with(p.mnemonic, "v_cmp_") && !starts_with(p.mnemonic, "v_cmpx_") && !starts_with(p.mnemonic, "s_cmp_")) return;
+  static const std::pair<const char*, const char*> kFlips[] = {{"_gt_", "_ge_"}, {"_ge_", "_gt_"}, {"_lt_", "_le_"},
+                                                               {"_le_", "_lt_"}, {"_eq_", "_ne_"}, {"_ne_", "_eq_"},
+                                                               {"_lg_", "_eq_"}, {"_neq_", "_eq_"}};
+  for (const auto& [from, to] : kFlips) {
+    size_t at = p.mnemonic.find(from);
+    if (at == std::string::npos) continue;
+    p.mnemonic = p.mnemonic.substr(0, at) + to + p.mnemonic.substr(at + std::string(from).size());
+    c.replace("compare-flip", i, join(p));
+    return;
+  }
+}
+
+// mul-add: v_mul_f32 -> v_add_f32 where the product feeds a range check or an estimate that later
+// steps refine: read (before it is overwritten, within 8 instructions) by a compare, a
+// float-to-integer conversion (the reciprocal of integer division), or inside a division sequence
+// (a v_div_fmas follows). Such a wrong product often changes the result only for extreme inputs.
+void op_mul_add(Ctx& c, size_t i) {
+  const Instruction& in = *c.line(i).inst;
+  if (in.mnemonic != "v_mul_f32_e32" && in.mnemonic != "v_mul_f32_e64") return;
+  if (contains(c.line(i).text, "row_") || contains(c.line(i).text, "_sel:")) return;
+  bool check = false, refined = false, division = false, live = true;
+  for (size_t k = i + 1; k < c.f.end && k <= i + 8; ++k) {
+    if (!c.editable(k)) continue;
+    const Instruction& r = *c.line(k).inst;
+    const std::string& m = r.mnemonic;
+    division |= starts_with(m, "v_div_fmas");
+    if (live && overlap_any(in.defs, r.uses, true)) {
+      check |= starts_with(m, "v_cmp") || starts_with(m, "v_cvt_u32_f32") || starts_with(m, "v_cvt_i32_f32");
+      refined |= starts_with(m, "v_fma");
+    }
+    if (overlap_any(in.defs, r.defs, true)) live = false;
+  }
+  const bool feeds = check || (refined && division);
+  if (!feeds) return;
+  Parsed p = parse(c.line(i).text);
+  p.mnemonic.replace(0, 9, "v_add_f32");
+  c.replace("mul-add", i, join(p));
+}
+
 void op_delete(Ctx& c, size_t i) {
   const Instruction& in = *c.line(i).inst;
   const std::string& m = in.mnemonic;
@@ -359,7 +403,7 @@ std::string Mutant::diff() const {
 }
 
 const std::vector<std::string>& mutation_operators() {
-  static const std::vector<std::string> ops{"imm", "swap-operands", "sibling", "delete-store", "delete-waitcnt", "delete-nop",
+  static const std::vector<std::string> ops{"imm", "swap-operands", "sibling", "compare-flip", "mul-add", "delete-store", "delete-waitcnt", "delete-nop",
                                             "delete-barrier", "delete-exec-restore", "retarget", "swap-adjacent"};
   return ops;
 }
@@ -377,6 +421,8 @@ std::vector<Mutant> generate_mutants(const program::Program& p, const std::strin
     op_imm(c, i);
     op_swap_operands(c, i);
     op_sibling(c, i);
+    op_compare_flip(c, i);
+    op_mul_add(c, i);
     op_delete(c, i);
     op_retarget(c, i);
     op_swap_adjacent(c, i);
@@ -403,7 +449,7 @@ std::string known_equivalent(const program::Program& p, const std::string& kerne
   const size_t line = m.edits.front().line;
   const Line& l = p.text_line(line);
   if (!l.inst) return "";
-  if (m.op == "imm" || m.op == "sibling" || m.op == "swap-operands") {
+  if (m.op == "imm" || m.op == "sibling" || m.op == "swap-operands" || m.op == "compare-flip" || m.op == "mul-add") {
     // Live-out of the line: live-in of the next instruction in its block, or of its successors.
     auto live = p.live_in(*f, /*vector_writes_kill=*/false);  // a vector write reaches only EXEC's lanes
     program::RegSet out;

@@ -4,6 +4,9 @@
 //   imm            change an immediate or a memory offset
 //   swap-operands  swap the two sources of a non-commutative operation
 //   sibling        replace an opcode by a sibling (add<->sub, lt<->le, f32<->i32 compare, ...)
+//   compare-flip   a compare's strictness or equality flipped (gt<->ge, lt<->le, eq<->ne)
+//   mul-add        v_mul_f32 -> v_add_f32 where the product feeds a range check (a compare, a
+//                  float-to-int conversion) or the estimate of a division sequence
 //   delete-store / delete-waitcnt / delete-nop / delete-barrier / delete-exec-restore
 //   retarget       move a register operand to the next register
 //   swap-adjacent  swap two adjacent, dependent instructions

@@ -418,7 +418,8 @@ def launch_yaml(launch, hidden_ptrs):
                     entry += ", inout: true"
             lines.append(entry + "}")
         else:
-            lines.append(f"  - {{name: {a['name']}, value: {fmt_num(a['value'])}, type: {a['type']}}}")
+            vary = f", vary: [{a['vary'][0]}, {a['vary'][1]}]" if a.get("vary") else ""
+            lines.append(f"  - {{name: {a['name']}, value: {fmt_num(a['value'])}, type: {a['type']}{vary}}}")
     lines += ["  - {pointer: null}"] * hidden_ptrs
     return "\n".join(lines) + "\n"
 

@@ -29,14 +29,20 @@ namespace {
 
 using u8 = uint8_t;
 
-// Host pointer for [a, a+size) in this workgroup's LDS, or nullptr when out of range.
-inline u8* lds_at(ExecContext& ctx, uint64_t a, unsigned size) { return a + size <= ctx.lds_size ? ctx.lds + a : nullptr; }
+// Host pointer for [a, a+size) in this workgroup's LDS, or nullptr when out of range (noted:
+// defined on gfx9, but an access the launch does not allow; verify holds it against a candidate).
+inline u8* lds_at(ExecContext& ctx, uint64_t a, unsigned size, bool write, unsigned lane) {
+  if (a + size <= ctx.lds_size) [[likely]] return ctx.lds + a;
+  note_out_of_bounds(ctx, *ctx.ds_wave, *ctx.ds_inst, nullptr, a, size, write, static_cast<int>(lane));
+  return nullptr;
+}
 
 inline uint64_t lane_addr(const Wave& w, const Operand& addr, unsigned l, uint64_t offset) {
   return static_cast<uint64_t>(w.v[addr.index][l]) + offset;
 }
 
 void check_gds(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  ctx.ds_wave = &w, ctx.ds_inst = &in;
   if (in.mods.gds) fail(ctx, w, in, "GDS (global data share) is not modelled by the emulator");
 }
 
@@ -60,13 +66,13 @@ void issue(Wave& w, const ExecInst& in, PendingWrite* pw) {
   w.wc.issue(std::move(op));
 }
 
-u32 rd32(ExecContext& ctx, uint64_t a) {
+u32 rd32(ExecContext& ctx, uint64_t a, unsigned lane) {
   u32 v = 0;
-  if (const u8* p = lds_at(ctx, a, 4)) std::memcpy(&v, p, 4);
+  if (const u8* p = lds_at(ctx, a, 4, false, lane)) std::memcpy(&v, p, 4);
   return v;
 }
-void wr32(ExecContext& ctx, uint64_t a, u32 v) {
-  if (u8* p = lds_at(ctx, a, 4)) std::memcpy(p, &v, 4);
+void wr32(ExecContext& ctx, uint64_t a, u32 v, unsigned lane) {
+  if (u8* p = lds_at(ctx, a, 4, true, lane)) std::memcpy(p, &v, 4);
 }
 
 // ---- Loads -------------------------------------------------------------------------------------
@@ -81,7 +87,7 @@ template <unsigned Bytes> void ds_read(ExecContext& ctx, Wave& w, const ExecInst
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     uint64_t a = lane_addr(w, in.src[0], l, off);
-    for (unsigned d = 0; d < n; ++d) pw.data[d * kWaveSize + l] = rd32(ctx, a + 4 * d);
+    for (unsigned d = 0; d < n; ++d) pw.data[d * kWaveSize + l] = rd32(ctx, a + 4 * d, l);
   }
   issue(w, in, &pw);
 }
@@ -95,7 +101,7 @@ template <unsigned Bytes, bool Signed> void ds_read_sub(ExecContext& ctx, Wave& 
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     u32 v = 0;
-    if (const u8* p = lds_at(ctx, lane_addr(w, in.src[0], l, off), Bytes)) std::memcpy(&v, p, Bytes);
+    if (const u8* p = lds_at(ctx, lane_addr(w, in.src[0], l, off), Bytes, false, l)) std::memcpy(&v, p, Bytes);
     if (Signed) v = static_cast<u32>(Bytes == 1 ? static_cast<i32>(static_cast<int8_t>(v)) : static_cast<i32>(static_cast<int16_t>(v)));
     pw.data[l] = v;
   }
@@ -114,7 +120,7 @@ template <unsigned Bytes, bool Signed, bool Hi> void ds_read_d16(ExecContext& ct
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     u32 v = 0;
-    if (const u8* p = lds_at(ctx, lane_addr(w, in.src[0], l, off), Bytes)) std::memcpy(&v, p, Bytes);
+    if (const u8* p = lds_at(ctx, lane_addr(w, in.src[0], l, off), Bytes, false, l)) std::memcpy(&v, p, Bytes);
     if (Signed && Bytes == 1) v = static_cast<u16>(static_cast<int16_t>(static_cast<int8_t>(v)));
     v &= 0xffffu;
     pw.data[l] = Hi ? ((old[l] & 0xffffu) | (v << 16)) : ((old[l] & 0xffff0000u) | v);
@@ -135,8 +141,8 @@ template <unsigned Bytes, unsigned Stride> void ds_read2(ExecContext& ctx, Wave&
     if (!(exec >> l & 1)) continue;
     uint64_t a = w.v[in.src[0].index][l];
     for (unsigned d = 0; d < n; ++d) {
-      pw.data[d * kWaveSize + l] = rd32(ctx, a + o0 + 4 * d);
-      pw.data[(n + d) * kWaveSize + l] = rd32(ctx, a + o1 + 4 * d);
+      pw.data[d * kWaveSize + l] = rd32(ctx, a + o0 + 4 * d, l);
+      pw.data[(n + d) * kWaveSize + l] = rd32(ctx, a + o1 + 4 * d, l);
     }
   }
   issue(w, in, &pw);
@@ -152,7 +158,7 @@ template <unsigned Bytes> void ds_write(ExecContext& ctx, Wave& w, const ExecIns
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     uint64_t a = lane_addr(w, in.src[0], l, off);
-    for (unsigned d = 0; d < n; ++d) wr32(ctx, a + 4 * d, w.v[in.src[1].index + d][l]);
+    for (unsigned d = 0; d < n; ++d) wr32(ctx, a + 4 * d, w.v[in.src[1].index + d][l], l);
   }
   issue(w, in, nullptr);
 }
@@ -165,7 +171,7 @@ template <unsigned Bytes, bool Hi> void ds_write_sub(ExecContext& ctx, Wave& w, 
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     u32 v = w.v[in.src[1].index][l] >> (Hi ? 16 : 0);
-    if (u8* p = lds_at(ctx, lane_addr(w, in.src[0], l, off), Bytes)) std::memcpy(p, &v, Bytes);
+    if (u8* p = lds_at(ctx, lane_addr(w, in.src[0], l, off), Bytes, true, l)) std::memcpy(p, &v, Bytes);
   }
   issue(w, in, nullptr);
 }
@@ -179,8 +185,8 @@ template <unsigned Bytes, unsigned Stride> void ds_write2(ExecContext& ctx, Wave
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     uint64_t a = w.v[in.src[0].index][l];
-    for (unsigned d = 0; d < n; ++d) wr32(ctx, a + o0 + 4 * d, w.v[in.src[1].index + d][l]);
-    for (unsigned d = 0; d < n; ++d) wr32(ctx, a + o1 + 4 * d, w.v[in.src[2].index + d][l]);
+    for (unsigned d = 0; d < n; ++d) wr32(ctx, a + o0 + 4 * d, w.v[in.src[1].index + d][l], l);
+    for (unsigned d = 0; d < n; ++d) wr32(ctx, a + o1 + 4 * d, w.v[in.src[2].index + d][l], l);
   }
   issue(w, in, nullptr);
 }
@@ -208,7 +214,7 @@ template <class T, auto F, unsigned NData, bool Rtn> void ds_atomic(ExecContext&
     T d0 = lane_val<T>(w, in.src[first_data], l);
     T d1 = NData > 1 ? lane_val<T>(w, in.src[first_data + 1], l) : T(0);
     T old = 0;
-    if (u8* p = lds_at(ctx, lane_addr(w, addr, l, off), sizeof(T))) {
+    if (u8* p = lds_at(ctx, lane_addr(w, addr, l, off), sizeof(T), true, l)) {
       std::memcpy(&old, p, sizeof(T));
       T nv = F(old, d0, d1, w.flush_f32);
       std::memcpy(p, &nv, sizeof(T));
@@ -330,7 +336,7 @@ template <unsigned Bits> void ds_read_b64_tr(ExecContext& ctx, Wave& w, const Ex
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     uint64_t a = lane_addr(w, in.src[0], l, off);
-    v[l] = rd32(ctx, a) | static_cast<uint64_t>(rd32(ctx, a + 4)) << 32;
+    v[l] = rd32(ctx, a, l) | static_cast<uint64_t>(rd32(ctx, a + 4, l)) << 32;
   }
   PendingWrite pw = dest(in.dst[0], 2, exec);
   for (unsigned l = 0; l < kWaveSize; ++l) {

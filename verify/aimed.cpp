@@ -1,0 +1,406 @@
+#include "verify/aimed.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "emu/context.h"
+#include "emu/wave.h"
+#include "program/instruction.h"
+#include "support/error.h"
+
+namespace asmevo::verify {
+namespace {
+
+using emu::ExecInst;
+using emu::Operand;
+using emu::Wave;
+constexpr unsigned kLanes = emu::kWaveSize;
+
+// value(lane) = a * element + b, element `elem` of buffer argument `arg` (arg < 0: not derived).
+struct Origin {
+  int32_t arg = -1;
+  uint32_t chain = 0;
+  uint64_t elem = 0;
+  double a = 1, b = 0;
+};
+using Lanes = std::array<Origin, kLanes>;
+
+enum class Num { Float, Signed, Unsigned };
+
+// "v_add_f32_e32" -> "v_add_f32"
+std::string base_mnemonic(const ExecInst& in) {
+  std::string m = in.raw ? in.raw->mnemonic : std::string();
+  for (const char* sfx : {"_e32", "_e64"})
+    if (m.size() > 4 && m.ends_with(sfx)) m.resize(m.size() - 4);
+  return m;
+}
+
+Num num_of(const std::string& m) {
+  if (m.find("_f32") != std::string::npos) return Num::Float;
+  if (m.find("_i32") != std::string::npos || m.find("_i24") != std::string::npos) return Num::Signed;
+  return Num::Unsigned;
+}
+
+// The numeric value of a 32-bit source in lane l (NaN when it cannot be read here).
+double value_of(const Wave& w, const Operand& o, unsigned l, Num n) {
+  uint32_t bits = 0;
+  switch (o.kind) {
+    case Operand::VGPR: bits = w.v[o.index][l]; break;
+    case Operand::SGPR: bits = w.s[o.index]; break;
+    case Operand::Const: bits = static_cast<uint32_t>(o.bits); break;
+    default: return std::nan("");
+  }
+  if (n == Num::Float) {
+    double x = std::bit_cast<float>(bits);
+    if (o.abs) x = std::fabs(x);
+    if (o.neg) x = -x;
+    return x;
+  }
+  return n == Num::Signed ? static_cast<double>(static_cast<int32_t>(bits)) : static_cast<double>(bits);
+}
+
+struct WaveShadow {
+  std::unordered_map<uint32_t, Lanes> v;  // VGPR -> per-lane origin (absent: none)
+  const ExecInst* last_load = nullptr;    // MUBUF loads call on_access once per dword
+  std::array<uint8_t, kLanes> next_dword{};
+  const Origin* at(const Operand& o, unsigned l) const {
+    if (o.kind != Operand::VGPR) return nullptr;
+    auto it = v.find(o.index);
+    return it != v.end() && it->second[l].arg >= 0 ? &it->second[l] : nullptr;
+  }
+};
+
+class DecisionObserver final : public emu::ExecObserver {
+ public:
+  explicit DecisionObserver(const emu::LaunchSpec& spec) : spec_(spec) {
+    const uint64_t n = static_cast<uint64_t>(spec.grid[0]) * spec.grid[1] * spec.grid[2];
+    for (uint64_t g : {uint64_t{0}, uint64_t{1}, n - 2, n - 1})
+      if (g < n) sampled_.push_back(g);
+  }
+
+  void before_inst(const emu::ExecContext& ctx, const Wave& w, const ExecInst& in) override {
+    if (!sampled(ctx)) return;
+    std::lock_guard lock(mu_);
+    WaveShadow& s = shadow_[key(ctx, w)];
+    const std::string m = base_mnemonic(in);
+    const uint64_t exec = w.exec();
+    const bool cmp = m.starts_with("v_cmp") && m.find("class") == std::string::npos;
+    const bool select = m.starts_with("v_max") || m.starts_with("v_min");
+    if ((cmp || select) && in.encoding < 3) record_decision(s, w, in, m, exec);
+    // The destination's origin after this instruction, from the sources' before it.
+    bool produced = false;
+    Lanes out{};
+    if (in.ndst >= 1 && in.dst[0].kind == Operand::VGPR && in.encoding < 3 && in.dst[0].count <= 1)
+      produced = propagate(s, w, in, m, exec, out);
+    for (const auto& d : in.defs)
+      if (d.file == 0)
+        for (uint32_t r = d.first; r < uint32_t{d.first} + d.count; ++r) s.v.erase(r);
+    if (produced) {
+      // Lanes outside EXEC keep their old value, hence no origin known here: the erase is right for them.
+      for (unsigned l = 0; l < kLanes; ++l)
+        if (!(exec >> l & 1)) out[l] = Origin{};
+      s.v[in.dst[0].index] = out;
+    }
+  }
+
+  void on_access(const emu::ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t address, unsigned size, bool write,
+                 int lane) override {
+    if (write || lane < 0 || in.ndst < 1 || in.dst[0].kind != Operand::VGPR || !sampled(ctx)) return;
+    const emu::DeviceMemory::Region* r = ctx.mem->find(address);
+    if (!r || !r->guard) return;
+    size_t arg = 0;
+    if (std::sscanf(r->name.c_str(), "argument %zu", &arg) != 1 || arg >= spec_.args.size()) return;
+    if (emu::dtype_size(spec_.args[arg].dtype) != 4) return;  // 32-bit elements only
+    const int64_t off = static_cast<int64_t>(address - r->base) - static_cast<int64_t>(r->guard);
+    if (off < 0 || off % 4) return;
+    std::lock_guard lock(mu_);
+    WaveShadow& s = shadow_[key(ctx, w)];
+    const unsigned l = static_cast<unsigned>(lane);
+    unsigned d0 = s.last_load == &in ? s.next_dword[l] : 0;
+    if (s.last_load != &in) s.next_dword.fill(0), s.last_load = &in;
+    for (unsigned d = 0; d < size / 4; ++d) {
+      const uint64_t elem = static_cast<uint64_t>(off) / 4 + d;
+      if (elem >= spec_.args[arg].count) continue;
+      Origin o;
+      o.arg = static_cast<int32_t>(arg);
+      o.elem = elem;
+      s.v[in.dst[0].index + d0 + d][l] = o;
+    }
+    s.next_dword[l] = static_cast<uint8_t>(d0 + size / 4);
+  }
+
+  std::vector<Threshold> thresholds;
+  std::map<uint64_t, UnresolvedDecision> unresolved;
+
+ private:
+  bool sampled(const emu::ExecContext& ctx) const {
+    const uint64_t g = ctx.wg_id[0] + static_cast<uint64_t>(spec_.grid[0]) * (ctx.wg_id[1] + static_cast<uint64_t>(spec_.grid[1]) * ctx.wg_id[2]);
+    return std::find(sampled_.begin(), sampled_.end(), g) != sampled_.end();
+  }
+  static uint64_t key(const emu::ExecContext& ctx, const Wave& w) {
+    return (static_cast<uint64_t>(ctx.wg_id[0]) << 40) ^ (static_cast<uint64_t>(ctx.wg_id[1]) << 24) ^
+           (static_cast<uint64_t>(ctx.wg_id[2]) << 12) ^ w.id_in_group;
+  }
+
+  // Operand `x` (origin o) against the value c of the other side: element = (c - b) / a.
+  void threshold(const ExecInst& in, const Origin& o, double c) {
+    if (o.a == 0 || !std::isfinite(c)) return;
+    const double v = (c - o.b) / o.a;
+    if (!std::isfinite(v)) return;
+    const uint64_t pc = in.raw ? in.raw->address : in.address;
+    if (!seen_.insert({pc, o.arg, o.elem}).second) return;
+    if (per_pc_[pc]++ >= kPerDecision) return;
+    thresholds.push_back({pc, in.raw ? in.raw->text : std::string(), static_cast<size_t>(o.arg), o.elem, v, o.chain});
+  }
+
+  void record_decision(const WaveShadow& s, const Wave& w, const ExecInst& in, const std::string& m, uint64_t exec) {
+    const Num n = num_of(m);
+    if (m.find("f16") != std::string::npos || m.find("64") != std::string::npos || in.nsrc < 2) return;
+    const unsigned nsrc = std::min<unsigned>(in.nsrc, m.ends_with("3_f32") || m.ends_with("3_i32") || m.ends_with("3_u32") ? 3 : 2);
+    bool any = false;
+    uint64_t lanes = 0;
+    for (unsigned l = 0; l < kLanes; ++l) {
+      if (!(exec >> l & 1)) continue;
+      ++lanes;
+      for (unsigned i = 0; i < nsrc; ++i) {
+        const Origin* o = s.at(in.src[i], l);
+        if (!o) continue;
+        for (unsigned j = 0; j < nsrc; ++j) {
+          if (j == i || (in.src[j].kind == in.src[i].kind && in.src[j].index == in.src[i].index)) continue;
+          threshold(in, *o, value_of(w, in.src[j], l, n));
+          any = true;
+        }
+      }
+    }
+    if (!any) {
+      auto& u = unresolved[in.raw ? in.raw->address : in.address];
+      u.pc = in.raw ? in.raw->address : in.address;
+      u.inst = in.raw ? in.raw->text : std::string();
+      u.lanes += lanes;
+    }
+  }
+
+  // Affine steps: result = a' * element + b' in every lane where exactly the tracked operands allow.
+  bool propagate(const WaveShadow& s, const Wave& w, const ExecInst& in, const std::string& m, uint64_t exec, Lanes& out) {
+    const Num n = num_of(m);
+    auto src = [&](unsigned i) -> const Operand& { return in.src[i]; };
+    auto step = [&](unsigned l, const Origin& o, double a, double b) {
+      if (o.chain + 1 > kMaxChain) return;
+      Origin r = o;
+      r.a = o.a * a, r.b = o.b * a + b, r.chain = o.chain + 1;
+      out[l] = r;
+    };
+    enum Kind { None, Mov, Add, Sub, SubRev, Mul, Shl, Fma, Fmac, Cndmask, Select } kind = None;
+    if (m == "v_mov_b32" || m == "v_cvt_f32_i32" || m == "v_cvt_f32_u32") kind = Mov;
+    else if (m == "v_add_f32" || m == "v_add_u32" || m == "v_add_co_u32" || m == "v_add_i32" || m == "v_add_nc_u32") kind = Add;
+    else if (m == "v_sub_f32" || m == "v_sub_u32" || m == "v_sub_co_u32" || m == "v_sub_i32") kind = Sub;
+    else if (m == "v_subrev_f32" || m == "v_subrev_u32" || m == "v_subrev_co_u32") kind = SubRev;
+    else if (m == "v_mul_f32" || m == "v_mul_legacy_f32" || m == "v_mul_lo_u32" || m == "v_mul_u32_u24" || m == "v_mul_i32_i24") kind = Mul;
+    else if (m == "v_lshlrev_b32") kind = Shl;
+    else if (m == "v_fma_f32" || m == "v_mad_f32" || m == "v_mad_u32_u24" || m == "v_mad_i32_i24" || m == "v_fma_legacy_f32") kind = Fma;
+    else if (m == "v_fmac_f32" || m == "v_mac_f32") kind = Fmac;
+    else if (m == "v_cndmask_b32") kind = Cndmask;
+    else if (m == "v_max_f32" || m == "v_min_f32" || m == "v_max_i32" || m == "v_min_i32" || m == "v_max_u32" || m == "v_min_u32") kind = Select;
+    if (kind == None || in.mods.omod || in.mods.clamp) return false;
+    uint64_t mask = 0;
+    if (kind == Cndmask) {
+      const Operand& c = in.nsrc > 2 ? src(2) : Operand{};
+      if (in.nsrc > 2 && c.kind == Operand::SGPR) mask = w.sreg64(c.index);
+      else if (in.nsrc <= 2) mask = w.vcc();
+      else return false;
+    }
+    bool any = false;
+    for (unsigned l = 0; l < kLanes; ++l) {
+      if (!(exec >> l & 1)) continue;
+      const Origin* o0 = in.nsrc > 0 ? s.at(src(0), l) : nullptr;
+      const Origin* o1 = in.nsrc > 1 ? s.at(src(1), l) : nullptr;
+      const Origin* o2 = in.nsrc > 2 ? s.at(src(2), l) : nullptr;
+      auto val = [&](unsigned i) { return value_of(w, src(i), l, n); };
+      const double sign0 = (n == Num::Float && src(0).neg) ? -1 : 1, sign1 = (n == Num::Float && in.nsrc > 1 && src(1).neg) ? -1 : 1;
+      if ((o0 && src(0).abs) || (o1 && in.nsrc > 1 && src(1).abs)) continue;
+      // When several sources derive from elements (x - max(x), with the maximum itself one of the
+      // elements), the first is the variable and the others count as the values they have now.
+      switch (kind) {
+        case Mov: if (o0) step(l, *o0, sign0, 0); break;
+        case Add:
+          if (o0) step(l, *o0, sign0, val(1));
+          else if (o1) step(l, *o1, sign1, val(0));
+          break;
+        case Sub:
+          if (o0) step(l, *o0, sign0, -val(1));
+          else if (o1) step(l, *o1, -sign1, val(0));
+          break;
+        case SubRev:
+          if (o1) step(l, *o1, sign1, -val(0));
+          else if (o0) step(l, *o0, -sign0, val(1));
+          break;
+        case Mul:
+          if (o0) step(l, *o0, sign0 * val(1), 0);
+          else if (o1) step(l, *o1, sign1 * val(0), 0);
+          break;
+        case Shl:
+          if (o1 && !o0 && val(0) >= 0 && val(0) < 31) step(l, *o1, std::ldexp(1.0, static_cast<int>(val(0))), 0);
+          break;
+        case Fma:  // s0 * s1 + s2
+          if (in.nsrc < 3) break;
+          if (o0) step(l, *o0, sign0 * val(1), val(2));
+          else if (o1) step(l, *o1, sign1 * val(0), val(2));
+          else if (o2) step(l, *o2, (n == Num::Float && src(2).neg) ? -1 : 1, val(0) * val(1));
+          break;
+        case Fmac: {  // dst + s0 * s1, the accumulator is the last source
+          const unsigned acc = in.nsrc - 1;
+          if (acc != 2) break;
+          const Origin* oa = s.at(src(acc), l);
+          if (o0) step(l, *o0, val(1), val(acc));
+          else if (o1) step(l, *o1, val(0), val(acc));
+          else if (oa) step(l, *oa, 1, val(0) * val(1));
+          break;
+        }
+        case Cndmask: {
+          const Origin* chosen = (mask >> l & 1) ? o1 : o0;
+          if (chosen) step(l, *chosen, (mask >> l & 1) ? sign1 : sign0, 0);
+          break;
+        }
+        case Select: {
+          const double a = val(0), b = val(1);
+          const bool max = m.starts_with("v_max");
+          const bool first = max ? a >= b : a <= b;
+          const Origin* chosen = first ? o0 : o1;
+          if (chosen) step(l, *chosen, first ? sign0 : sign1, 0);
+          break;
+        }
+        case None: break;
+      }
+      any |= out[l].arg >= 0;
+    }
+    return any;
+  }
+
+  static constexpr unsigned kPerDecision = 4096;
+  const emu::LaunchSpec& spec_;
+  std::vector<uint64_t> sampled_;
+  std::mutex mu_;
+  std::unordered_map<uint64_t, WaveShadow> shadow_;
+  std::set<std::tuple<uint64_t, int32_t, uint64_t>> seen_;
+  std::map<uint64_t, unsigned> per_pc_;
+};
+
+uint64_t mix(uint64_t x) {  // splitmix64 finalizer
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// The element value on `side` of threshold v, in the buffer's dtype.
+void place(std::vector<uint8_t>& bytes, const std::string& dtype, uint64_t elem, double v, int side) {
+  if (dtype == "f32") {
+    float x = static_cast<float>(v);
+    if (!std::isfinite(x)) return;
+    if (side == -1) x = std::nextafter(x, -INFINITY);
+    if (side == +1) x = std::nextafter(x, INFINITY);
+    if (side == -2) x = static_cast<float>(v - (std::fabs(v) * 1e-3 + 1e-3));
+    if (side == +2) x = static_cast<float>(v + (std::fabs(v) * 1e-3 + 1e-3));
+    std::memcpy(bytes.data() + elem * 4, &x, 4);
+    return;
+  }
+  const double r = std::round(v) + (side == -2 ? -2 : side == 2 ? 2 : side);
+  if (dtype == "i32" && r >= INT32_MIN && r <= INT32_MAX) {
+    int32_t x = static_cast<int32_t>(r);
+    std::memcpy(bytes.data() + elem * 4, &x, 4);
+  } else if (dtype == "u32" && r >= 0 && r <= UINT32_MAX) {
+    uint32_t x = static_cast<uint32_t>(r);
+    std::memcpy(bytes.data() + elem * 4, &x, 4);
+  }
+}
+
+}  // namespace
+
+std::string AimedSet::describe() const {
+  std::string d = fmt::format("{} {} threshold(s) of {} decision(s)", side, thresholds, decisions);
+  if (!decision_texts.empty()) {
+    d += " (";
+    for (size_t i = 0; i < decision_texts.size(); ++i) d += (i ? "; " : "") + decision_texts[i];
+    d += decisions > decision_texts.size() ? "; ...)" : ")";
+  }
+  return d;
+}
+
+AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::LaunchSpec& base, const DecisionSolver& solver) {
+  AimedInputs out;
+  DecisionObserver obs(base);
+  RunOutcome o = backend.run(k0, base, 1ull << 32, {}, &obs);
+  if (o.status != RunOutcome::Completed) return out;  // the reference reports the base run itself
+  out.thresholds = std::move(obs.thresholds);
+  for (auto& [pc, u] : obs.unresolved) out.unresolved.push_back(u);
+  if (solver && !out.unresolved.empty()) {
+    auto more = solver(base, out.unresolved);
+    out.thresholds.insert(out.thresholds.end(), more.begin(), more.end());
+  }
+  if (out.thresholds.empty()) {
+    out.notes.push_back(fmt::format("{}: no decision of the original kernel derives from an input element by a short affine chain: no aimed input sets",
+                                    base.label));
+    return out;
+  }
+  // Input bytes as the base run had them.
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(base.args.size());
+  for (const auto& b : o.buffers)
+    if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
+  std::map<std::pair<size_t, uint64_t>, std::vector<size_t>> by_element;  // (arg, element) -> thresholds
+  for (size_t i = 0; i < out.thresholds.size(); ++i) by_element[{out.thresholds[i].arg, out.thresholds[i].element}].push_back(i);
+  static const std::pair<const char*, int> kSides[] = {{"at", 0}, {"below", -1}, {"above", 1}, {"further below", -2}, {"further above", 2}};
+  int k = 0;
+  for (const auto& [side_name, side] : kSides) {
+    AimedSet set;
+    set.run = base;
+    set.side = side_name;
+    const size_t shape_end = base.label.rfind(", ");
+    set.run.label = shape_end == std::string::npos ? std::string() : base.label.substr(0, shape_end);
+    set.run.label += fmt::format("{}aimed set {} ({} thresholds)", set.run.label.empty() ? "" : ", ", k, side_name);
+    set.run.special_variant = -1;
+    set.run.poison = k % 2 ? 0xA5 : 0xFF;
+    std::vector<std::vector<uint8_t>> bytes(base.args.size());
+    std::set<std::pair<size_t, uint64_t>> placed;
+    std::set<uint64_t> decisions;
+    // Each set places half of the elements (alternating by element), so a reduction's extreme value
+    // (a row maximum) most often stays where it was and the other thresholds still hold; an element
+    // several decisions reach takes them in turn (by element and set), so every decision gets elements.
+    for (const auto& [where, options] : by_element) {
+      const auto& [arg, elem] = where;
+      // Chosen by a hash of the element, not its index: kernels give each lane a fixed stride of
+      // elements, and index arithmetic would leave some decisions without any.
+      const uint64_t h = mix(elem * 0x9E3779B97F4A7C15ull + arg);
+      if (!inputs[arg] || ((h >> 32) + static_cast<uint64_t>(k)) % 2) continue;
+      const Threshold& t = out.thresholds[options[(h + static_cast<uint64_t>(k)) % options.size()]];
+      placed.insert(where);
+      if (bytes[arg].empty()) bytes[arg] = *inputs[arg];
+      place(bytes[arg], base.args[arg].dtype, elem, t.value, side);
+      if (decisions.insert(t.pc).second && set.decision_texts.size() < 3)
+        set.decision_texts.push_back(fmt::format("{} at 0x{:x}", t.inst, t.pc));
+    }
+    set.thresholds = placed.size();
+    set.decisions = decisions.size();
+    for (size_t a = 0; a < bytes.size(); ++a) {
+      if (bytes[a].empty()) continue;
+      set.run.args[a].init = {};
+      set.run.args[a].init.kind = emu::InitSpec::Bytes;
+      set.run.args[a].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes[a]));
+    }
+    ++k;
+    if (set.thresholds) out.sets.push_back(std::move(set));
+  }
+  if (!out.unresolved.empty())
+    out.notes.push_back(fmt::format("{}: {} decision(s) of the original kernel do not derive from one input element by a short affine chain (left to random and special inputs)",
+                                    base.label, out.unresolved.size()));
+  return out;
+}
+
+}  // namespace asmevo::verify

@@ -1,0 +1,70 @@
+// Inputs aimed at the original kernel's data-dependent decisions (docs/verify.md "Aimed inputs").
+// Random inputs rarely put a value next to a threshold: a compare flipped from gt to ge, or a range
+// check whose operand a mutation changed (x * log2e < -126 computed as x + log2e), only shows
+// for inputs at or across the threshold. From one run of K0 under an emulator observer:
+//   - every vector compare (v_cmp*, v_cmpx*: f32/i32/u32) and every select (v_max*/v_min*: ties)
+//     whose operand, in some lane, is an affine function of one buffer element loaded by that lane
+//     (the chain of moves, selects, add/sub/mul/fma with other values, shifts by constants and
+//     int-to-float conversions from the load to the decision, at most kMaxChain steps) is a
+//     decision; the other operand's value in that lane is its threshold;
+//   - the chain is inverted directly: the element value that puts the operand on the threshold;
+//   - input sets are made from the base run's inputs with those elements set to the threshold
+//     value, one value below it, one above it (1 ulp / 1), and a little further below and above
+//     (relative 1e-3), so that both sides of each decision and its tie are run.
+// Decisions whose operand is not such a chain (longer chains, transcendentals, cross-lane data) are
+// counted as unresolved: a solver (issue 16 part 3) may take them through DecisionSolver.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "emu/launch_spec.h"
+#include "verify/backend.h"
+
+namespace asmevo::verify {
+
+// One decision reached by one lane: buffer element `element` of argument `arg` equals `value`
+// exactly when the decision's operand equals its threshold.
+struct Threshold {
+  uint64_t pc = 0;
+  std::string inst;  // the deciding instruction's text
+  size_t arg = 0;
+  uint64_t element = 0;
+  double value = 0;
+  unsigned chain = 0;  // instructions from the load to the decision
+};
+
+// A decision the direct inversion could not resolve (no affine chain from one element).
+struct UnresolvedDecision {
+  uint64_t pc = 0;
+  std::string inst;
+  uint64_t lanes = 0;  // lane executions seen
+};
+
+struct AimedSet {
+  emu::LaunchSpec run;  // a concrete run: the base run with explicit input bytes
+  std::string side;     // "at", "below", "above", "further below", "further above"
+  size_t thresholds = 0, decisions = 0;  // elements placed, distinct deciding instructions
+  std::string describe() const;          // "at 812 thresholds of 9 decisions (v_cmp_gt_f32 ... at 0x1a2c, ...)"
+  std::vector<std::string> decision_texts;  // up to a few, for the report
+};
+
+struct AimedInputs {
+  std::vector<AimedSet> sets;
+  std::vector<Threshold> thresholds;
+  std::vector<UnresolvedDecision> unresolved;
+  std::vector<std::string> notes;
+};
+
+// Extension point for a solver of longer chains: given the unresolved decisions of a run, extra
+// thresholds (element values) to place. Empty by default.
+using DecisionSolver = std::function<std::vector<Threshold>(const emu::LaunchSpec& base, const std::vector<UnresolvedDecision>&)>;
+
+constexpr unsigned kMaxChain = 8;
+
+// Runs K0 once on `base` (a concrete run) under the decision observer and makes the aimed sets.
+// Workgroups observed: the first two and the last two (the partial edge workgroup).
+AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::LaunchSpec& base, const DecisionSolver& solver = {});
+
+}  // namespace asmevo::verify
