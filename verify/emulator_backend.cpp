@@ -59,6 +59,7 @@ class EmulatorBackend : public Backend {
     options.preload_firmware = variant.preload_firmware;
     options.lds_fill = variant.lds_fill;
     options.coverage = true;
+    options.workgroups = spec.workgroup_sample;
     try {
       emu::RunResult rr = emu::run_launch(*launch, *k.program, options);
       out.instructions = rr.stats.total();

@@ -9,6 +9,10 @@
 //      fault nor run past a step limit derived from K0's longest wave. K1's runs rotate through
 //      the emulator's wave schedules, so a missing barrier shows up, and half of them enter
 //      kernarg-preload kernels through their compatibility prologue.
+//      Each perf launch of a v3 spec (`perf:`) is one more run: full-size buffers, input set 0, a
+//      sample of its workgroups (emu::sample_workgroups: corners and a spread; the same for K0 and
+//      K1), so what only large sizes expose (offset overflow, far workgroups, other grid
+//      dimensions, partial tiles at real sizes) is seen without emulating the whole grid.
 // K0's runs are done once (Reference) and reused for every candidate.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
@@ -41,6 +45,16 @@ struct Mismatch {
   std::string k0, k1;      // the values (elements formatted by dtype, guard bytes in hex)
 };
 
+// A perf launch verified on a sample of its workgroups (the report names it and the sample).
+struct SampledRun {
+  std::string label;          // "perf decode"
+  std::string launch;         // emu::perf_description
+  std::string shape;          // emu::shape_text
+  uint64_t workgroups_total = 0;
+  std::vector<std::string> workgroups;  // "(x,y,z)" of every sampled workgroup
+  uint64_t buffer_bytes = 0;  // device bytes of its buffers (full size)
+};
+
 struct VerifyOptions {
   bool static_checks = true;
   size_t max_mismatches = 10;       // mismatches listed (all are counted)
@@ -70,8 +84,9 @@ struct VerifyReport {
   std::string fault, fault_run;
   std::vector<std::string> counterexamples;  // folders written
   std::vector<std::string> notes;            // things a person should know (e.g. K0 never writes a buffer)
+  std::vector<SampledRun> sampled_runs;      // the perf launches among the runs
   double seconds = 0;
-  nlohmann::json to_json() const;  // schema asmevo.verify/1
+  nlohmann::json to_json() const;  // schema asmevo.verify/1 (sampled_runs added later, same version)
   std::string to_text() const;
   int exit_code() const { return verdict_exit_code(verdict); }
 };
@@ -92,6 +107,7 @@ class Reference {
   const std::vector<RunOutcome>& outcomes() const { return outcomes_; }
   const std::vector<check::Violation>& k0_violations() const { return k0_violations_; }
   const std::vector<std::string>& notes() const { return notes_; }
+  const std::vector<SampledRun>& sampled_runs() const { return sampled_runs_; }
   // K0's outputs differ between wave schedules (e.g. float atomics within a workgroup): candidates
   // then run in K0's schedule only.
   bool schedule_sensitive() const { return schedule_sensitive_; }
@@ -119,6 +135,7 @@ class Reference {
   std::vector<RunOutcome> outcomes_;
   std::vector<check::Violation> k0_violations_;
   std::vector<std::string> notes_;
+  std::vector<SampledRun> sampled_runs_;
   bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false, address_sensitive_ = false;
   std::set<uint64_t> executed_;
   double seconds_ = 0;
