@@ -329,12 +329,13 @@ std::string Toolbox::show_kernel_info(AgentTurn& turn) {
   } catch (const Error& e) {
     s += "occupancy: " + e.what_text() + "\n";
   }
-  s += fmt::format("timing launch: grid [{},{},{}] block [{},{},{}] dynamic LDS {} B\n", spec.grid[0], spec.grid[1], spec.grid[2],
-                   spec.block[0], spec.block[1], spec.block[2], spec.dynamic_lds);
+  s += fmt::format("timing launch (profiled): {}: grid [{},{},{}] block [{},{},{}] dynamic LDS {} B\n", emu::perf_description(spec),
+                   spec.grid[0], spec.grid[1], spec.grid[2], spec.block[0], spec.block[1], spec.block[2], spec.dynamic_lds);
+  s += fmt::format("fitness ({}): current best {:.0f}, K0 {:.0f}\n", turn.cascade->fitness_description(), best.cycles, turn.baseline_cycles);
   if (best.timed) {
     const auto& m = best.timed->model;
-    s += fmt::format("modeled: {} cycles, {:.3f} us; K0 {:.0f} cycles; {} workgroups, {} waves, {} wave-instructions\n", m.cycles,
-                     m.microseconds, turn.baseline_cycles, m.workgroups, m.waves, m.wave_instructions);
+    s += fmt::format("modeled on the timing launch: {} cycles, {:.3f} us; {} workgroups, {} waves, {} wave-instructions\n", m.cycles,
+                     m.microseconds, m.workgroups, m.waves, m.wave_instructions);
     s += "stalls (wave-cycles):";
     for (int i = 0; i < timing::kNumStalls; ++i)
       s += fmt::format(" {} {}", timing::stall_name(static_cast<timing::Stall>(i)), compact_number(m.total_stall(static_cast<timing::Stall>(i))));

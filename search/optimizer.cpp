@@ -1,6 +1,7 @@
 #include "search/optimizer.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -266,6 +267,7 @@ class KernelSearch {
     c.reason = ev.reason;
     c.stages = ev.stages;
     c.cycles = ev.cycles;
+    if (!ev.launches.empty()) c.launches_json = launches_json(ev.launches);
     c.parent_cycles = parent.ind.cycles;
     c.speedup = ev.cycles > 0 ? parent.ind.cycles / ev.cycles : 0;
     c.seconds = ev.seconds;
@@ -290,9 +292,10 @@ class KernelSearch {
     ++accepted_;
     ++out.accepted_moves[edit.move];
     if (progress_.log)
-      progress_.log(fmt::format("{}: accepted #{} {} on {}: {:.0f} -> {:.0f} modeled cycles ({:.3f}x vs K0) — {}", kr_.kernel, child.id,
-                                edit.move, window_id, parent.ind.cycles, child.cycles, kr_.baseline_cycles / child.cycles,
-                                edit.description));
+      progress_.log(fmt::format("{}: accepted #{} {} on {}: {:.0f} -> {:.0f} modeled cycles ({:.3f}x vs K0; {}: {}) — {}", kr_.kernel,
+                                child.id, edit.move, window_id, parent.ind.cycles, child.cycles, kr_.baseline_cycles / child.cycles,
+                                cascade_.perf_runs().size() == 1 ? "perf launch" : "geomean over perf launches",
+                                launch_changes(parent.ind.launches, child.launches), edit.description));
     add_member(std::move(child));
     return ev;
   }
@@ -360,13 +363,29 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
     want.k0 = k0_bytes;
     want.k0_sha = content_hash(k0_bytes);
     want.baseline_cycles = base.cycles;
-    want.baseline_us = base.timed->model.microseconds;
+    want.baseline_us = base.microseconds;
+    want.fitness = cascade.fitness_description();
+    want.perf_launches_json = launches_json(base.launches);
     want.listing = kernel_listing(*base.program, job.kernel);  // the first accepted edit's diff is against it
     want.per_line_json = per_line_json(base, job.kernel);
     want.run = result.run;
     KernelRecord kr = store.kernel(want);
     out.baseline_cycles = kr.baseline_cycles;
     out.baseline_us = kr.baseline_us;
+    // Resuming compares this run's figures with the stored ones: they must be on the same launches.
+    {
+      std::string stored, now;
+      for (const auto& l : parse_launches_json(kr.perf_launches_json)) stored += (stored.empty() ? "" : ", ") + l.name;
+      for (const auto& l : base.launches) now += (now.empty() ? "" : ", ") + l.name;
+      const bool old_store = kr.fitness.empty();  // written before perf launches: the first verification launch
+      if ((old_store && !cascade.timing_run().perf_fallback) || (!old_store && stored != now))
+        throw Error(fmt::format("the store's figures for {} are {}, this run's would be {}", job.kernel,
+                                old_store ? "on the first verification launch (a store written before perf launches)" : kr.fitness,
+                                want.fitness),
+                    store.path(), "use a new --db for a spec whose perf launches changed");
+    }
+    out.fitness = kr.fitness.empty() ? want.fitness : kr.fitness;
+    out.baseline_launches = kr.perf_launches_json.empty() ? base.launches : parse_launches_json(kr.perf_launches_json);
 
     KernelSearch search(cascade, store, kr, result.run, o, progress, run_start);
     // The starting point: the object the previous kernel left (K0 for the first), plus whatever a
@@ -386,6 +405,7 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
     // Final gate: the best candidate (then the next best) re-verified from scratch with fresh seeds.
     out.best_cycles = kr.baseline_cycles;
     out.best_us = kr.baseline_us;
+    out.best_launches = out.baseline_launches;
     out.final_verdict = "K0 kept (no candidate was accepted)";
     std::optional<int64_t> final_id;
     nlohmann::json final_report;
@@ -400,15 +420,17 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
         out.final_verdict = std::string("K0 kept (best failed re-verification: ") + verify::verdict_name(r.verdict) + ")";
         continue;
       }
-      timing::ModeledRun again = cascade.model(*m->ind.co);
-      out.best_cycles = static_cast<double>(again.model.cycles);
-      out.best_us = again.model.microseconds;
+      Fitness again = cascade.fitness(*m->ind.co);
+      out.best_cycles = again.cycles;
+      out.best_us = again.microseconds;
+      out.best_launches = again.launches;
       out.final_verdict = "EQUIVALENT";
       final_id = m->ind.id;
       current = m->ind.bytes;
       break;
     }
-    store.set_final(kr.id, final_id, out.final_verdict, out.best_cycles, out.speedup(), final_report.dump());
+    store.set_final(kr.id, final_id, out.final_verdict, out.best_cycles, out.speedup(), final_report.dump(),
+                    launches_json(out.best_launches));
     out.seconds = since(kstart);
     result.kernels.push_back(std::move(out));
   }
