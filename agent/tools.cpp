@@ -380,15 +380,16 @@ ToolResult Toolbox::show_kernel_info(AgentTurn& turn) {
   } catch (const Error& e) {
     s += "occupancy: " + e.what_text() + "\n";
   }
-  s += fmt::format("timing launch: grid [{},{},{}] block [{},{},{}] dynamic LDS {} B\n", spec.grid[0], spec.grid[1], spec.grid[2],
-                   spec.block[0], spec.block[1], spec.block[2], spec.dynamic_lds);
+  s += fmt::format("timing launch (profiled): {}: grid [{},{},{}] block [{},{},{}] dynamic LDS {} B\n", emu::perf_description(spec),
+                   spec.grid[0], spec.grid[1], spec.grid[2], spec.block[0], spec.block[1], spec.block[2], spec.dynamic_lds);
+  s += fmt::format("fitness ({}): current best {:.0f}, K0 {:.0f}\n", turn.cascade->fitness_description(), best.cycles, turn.baseline_cycles);
   if (best.timed) {
     const auto& m = best.timed->model;
     d["modeled"] = {{"cycles", m.cycles}, {"microseconds", m.microseconds}, {"roofline_bound", m.roofline_bound},
                     {"roofline_cycles", m.roofline_cycles}, {"l2_bytes", m.l2_bytes}, {"hbm_bytes", m.hbm_bytes}, {"lds_bytes", m.lds_bytes}};
     for (int i = 0; i < timing::kNumStalls; ++i)
       d["modeled"]["stalls"][timing::stall_name(static_cast<timing::Stall>(i))] = m.total_stall(static_cast<timing::Stall>(i));
-    s += fmt::format("modeled: {} cycles, {:.3f} us; K0 {:.0f} cycles; {} workgroups, {} waves, {} wave-instructions\n", m.cycles,
+    s += fmt::format("modeled on the timing launch: {} cycles, {:.3f} us; K0 {:.0f} cycles; {} workgroups, {} waves, {} wave-instructions\n", m.cycles,
                      m.microseconds, turn.baseline_cycles, m.workgroups, m.waves, m.wave_instructions);
     s += "stalls (wave-cycles):";
     for (int i = 0; i < timing::kNumStalls; ++i)

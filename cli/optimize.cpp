@@ -199,12 +199,21 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
 
   nlohmann::json j = {{"schema", "asmevo.optimize/1"}, {"input", o.file}, {"output", o.output}, {"db", db_path}, {"report", report_path},
                       {"figures", "modeled"}, {"seconds", r.seconds}, {"candidates", r.candidates}, {"kernels", nlohmann::json::array()}};
-  for (const auto& k : r.kernels)
-    j["kernels"].push_back({{"kernel", k.kernel}, {"baseline_cycles", k.baseline_cycles}, {"best_cycles", k.best_cycles},
+  for (const auto& k : r.kernels) {
+    nlohmann::json launches = nlohmann::json::array();
+    for (size_t i = 0; i < k.baseline_launches.size(); ++i) {
+      const auto& b = k.baseline_launches[i];
+      const search::LaunchFigure best = i < k.best_launches.size() ? k.best_launches[i] : b;
+      launches.push_back({{"name", b.name}, {"baseline_cycles", b.cycles}, {"best_cycles", best.cycles}, {"baseline_us", b.microseconds},
+                          {"best_us", best.microseconds}, {"speedup", best.cycles > 0 ? b.cycles / best.cycles : 1.0}});
+    }
+    j["kernels"].push_back({{"kernel", k.kernel}, {"fitness", k.fitness}, {"launches", launches},
+                            {"baseline_cycles", k.baseline_cycles}, {"best_cycles", k.best_cycles},
                             {"baseline_us", k.baseline_us}, {"best_us", k.best_us}, {"speedup", k.speedup()},
                             {"candidates", k.candidates}, {"candidates_this_run", k.candidates_this_run}, {"accepted", k.accepted},
                             {"final_verdict", k.final_verdict}, {"accepted_moves", k.accepted_moves}, {"rejected_at", k.rejected_at},
                             {"patch_mode", k.patch_mode}, {"seconds", k.seconds}});
+  }
   j["warnings"] = warnings;
   if (o.json) {
     std::cout << j.dump(2) << "\n";
@@ -220,6 +229,14 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
                              k.speedup(), k.candidates, k.accepted, k.final_verdict == "EQUIVALENT" ? "EQUIVALENT" : "-",
                              moves.empty() ? "-" : moves);
     if (k.final_verdict != "EQUIVALENT") std::cout << "  " << k.kernel << ": " << k.final_verdict << "\n";
+    std::cout << "  figures: " << k.fitness << "\n";
+    if (k.baseline_launches.size() > 1)
+      for (size_t i = 0; i < k.baseline_launches.size(); ++i) {
+        const auto& b = k.baseline_launches[i];
+        const search::LaunchFigure best = i < k.best_launches.size() ? k.best_launches[i] : b;
+        std::cout << fmt::format("    {:<24} {:>12.3f} {:>12.3f} {:>7.3f}x\n", b.name, b.microseconds, best.microseconds,
+                                 best.cycles > 0 ? b.cycles / best.cycles : 1.0);
+      }
   }
   for (const auto& w : warnings) std::cout << "warning: " << w << "\n";
   const double rate = r.seconds > 0 ? r.candidates / r.seconds : 0;

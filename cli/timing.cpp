@@ -1,8 +1,11 @@
-// asmevo time FILE --kernel K --launch SPEC.yaml [--json]
-// asmevo profile FILE --kernel K --launch SPEC.yaml [--windows N] [--window-length L] [--json]
+// asmevo time FILE --kernel K --launch SPEC.yaml [--perf NAME] [--json]
+// asmevo profile FILE --kernel K --launch SPEC.yaml [--perf NAME] [--windows N] [--window-length L] [--json]
+// Both model the spec's perf launches (docs/emulator.md "Launch spec"): `time` every one of them
+// (or --perf NAME), `profile` the first (or --perf NAME); every figure names its launch.
 #include "cli/timing.h"
 
 #include <fmt/format.h>
+#include <cmath>
 #include <iostream>
 
 #include "codeobj/code_object.h"
@@ -21,6 +24,7 @@ void add_common(CLI::App* cmd, TimingOptions& o) {
   cmd->add_option("--kernel", o.kernel, "kernel to launch (default: the launch spec's)");
   cmd->add_option("--launch", o.launch, "launch spec (YAML)")->required();
   cmd->add_option("--threads", o.threads, "emulator threads (0: all cores); the modeled figures do not depend on it");
+  cmd->add_option("--perf", o.perf, "the spec's perf launch to model, by name (default: time every perf launch, profile the first)");
 }
 
 struct Loaded {
@@ -45,12 +49,33 @@ Loaded load(const TimingOptions& o) {
   return l;
 }
 
+// The launches to model: --perf NAME, else every perf launch (time) or the first (profile).
+std::vector<emu::LaunchSpec> chosen_launches(const TimingOptions& o, const emu::LaunchSpec& spec, bool all) {
+  if (!o.perf.empty()) return {emu::perf_run(spec, o.perf)};
+  std::vector<emu::LaunchSpec> runs = emu::perf_runs(spec);
+  if (!all) runs.resize(1);
+  return runs;
+}
+
+nlohmann::json launch_json(const emu::LaunchSpec& r) {
+  return {{"name", r.perf_name},
+          {"source", r.perf_fallback ? "first verification launch (no perf: list in the spec)" : "perf"},
+          {"description", emu::perf_description(r)},
+          {"grid", r.grid},
+          {"block", r.block},
+          {"dynamic_lds", r.dynamic_lds}};
+}
+
+std::string launch_line(const emu::LaunchSpec& r) {
+  return fmt::format("  launch            {}: {}\n", emu::perf_description(r), emu::shape_text(r));
+}
+
 }  // namespace
 
 CLI::App* add_time_command(CLI::App& app, TimingOptions& o) {
   auto* cmd = app.add_subcommand("time", "Modeled time of one kernel launch (cycle-approximate model, docs/timing.md)");
   add_common(cmd, o);
-  cmd->add_flag("--json", o.json, "machine-readable summary (schema asmevo.time/1)");
+  cmd->add_flag("--json", o.json, "machine-readable summary (schema asmevo.time/1 for one launch, asmevo.time.launches/1 for several)");
   return cmd;
 }
 
@@ -65,42 +90,71 @@ CLI::App* add_profile_command(CLI::App& app, TimingOptions& o) {
 
 int run_time(const TimingOptions& o) {
   Loaded l = load(o);
-  timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &l.spec}, o.threads);
-  const auto& m = r.model;
-  if (o.json) {
+  std::vector<emu::LaunchSpec> runs = chosen_launches(o, l.spec, true);
+  std::vector<nlohmann::json> jsons;
+  double log_cycles = 0, log_us = 0;
+  std::string text;
+  for (const emu::LaunchSpec& run : runs) {
+    timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &run}, o.threads);
+    const auto& m = r.model;
+    log_cycles += std::log(std::max<double>(1, static_cast<double>(m.cycles)));
+    log_us += std::log(std::max(1e-9, m.microseconds));
     nlohmann::json j = timing::time_json(m);
     j["kernel"] = l.kernel->name;
     j["file"] = o.file;
-    std::cout << j.dump(2) << "\n";
+    j["launch"] = launch_json(run);
+    jsons.push_back(std::move(j));
+    const double secs = m.microseconds * 1e-6;
+    if (text.empty())
+      text += fmt::format("{} on {} ({}, {} CUs at {} GHz) -- all figures MODELED, not measured\n", l.kernel->name,
+                          codeobj::to_string(m.hw->arch), m.hw->device, m.hw->cus, m.hw->clock_ghz);
+    text += launch_line(run);
+    text += fmt::format("  modeled time      {:.3f} us ({} cycles)\n", m.microseconds, m.cycles);
+    text += fmt::format("  roofline bound    {:.3f} us ({}), modeled/roofline {:.2f}\n", m.roofline_cycles / (m.hw->clock_ghz * 1e3),
+                        m.roofline_bound, m.roofline_cycles > 0 ? m.cycles / m.roofline_cycles : 0.0);
+    text += fmt::format("  occupancy         {} waves/SIMD, {} workgroups/CU (limited by {}); {} workgroups, {} waves on {} CUs\n",
+                        m.occupancy.waves_per_simd, m.occupancy.workgroups_per_cu, m.occupancy.limiter, m.workgroups, m.waves,
+                        m.cus_used);
+    text += fmt::format("  memory            {} B unique, {} B from HBM, {} B from MALL, {} B L2, {} B L1; {:.1f} GB/s HBM achieved\n",
+                        m.unique_bytes, m.hbm_bytes, m.mall_bytes, m.l2_bytes, m.l1_bytes, secs > 0 ? m.hbm_bytes / secs / 1e9 : 0.0);
+    text += fmt::format("  compute           {:.4g} FLOP, {:.1f} GFLOP/s achieved\n", m.flops, secs > 0 ? m.flops / secs / 1e9 : 0.0);
+    text += fmt::format("  top stall         {}\n", timing::stall_name(m.top_stall()));
+  }
+  const double n = static_cast<double>(runs.size());
+  if (runs.size() > 1)
+    text += fmt::format("  geomean           {:.3f} us, {:.0f} cycles over the {} perf launches (the optimizer's fitness)\n",
+                        std::exp(log_us / n), std::exp(log_cycles / n), runs.size());
+  if (!o.json) {
+    std::cout << text;
     return kExitOk;
   }
-  const double secs = m.microseconds * 1e-6;
-  std::cout << fmt::format("{} on {} ({}, {} CUs at {} GHz) -- all figures MODELED, not measured\n", l.kernel->name,
-                           codeobj::to_string(m.hw->arch), m.hw->device, m.hw->cus, m.hw->clock_ghz);
-  std::cout << fmt::format("  modeled time      {:.3f} us ({} cycles)\n", m.microseconds, m.cycles);
-  std::cout << fmt::format("  roofline bound    {:.3f} us ({}), modeled/roofline {:.2f}\n",
-                           m.roofline_cycles / (m.hw->clock_ghz * 1e3), m.roofline_bound,
-                           m.roofline_cycles > 0 ? m.cycles / m.roofline_cycles : 0.0);
-  std::cout << fmt::format("  occupancy         {} waves/SIMD, {} workgroups/CU (limited by {}); {} workgroups, {} waves on {} CUs\n",
-                           m.occupancy.waves_per_simd, m.occupancy.workgroups_per_cu, m.occupancy.limiter, m.workgroups,
-                           m.waves, m.cus_used);
-  std::cout << fmt::format("  memory            {} B unique, {} B from HBM, {} B from MALL, {} B L2, {} B L1; {:.1f} GB/s HBM achieved\n",
-                           m.unique_bytes, m.hbm_bytes, m.mall_bytes, m.l2_bytes, m.l1_bytes,
-                           secs > 0 ? m.hbm_bytes / secs / 1e9 : 0.0);
-  std::cout << fmt::format("  compute           {:.4g} FLOP, {:.1f} GFLOP/s achieved\n", m.flops, secs > 0 ? m.flops / secs / 1e9 : 0.0);
-  std::cout << fmt::format("  top stall         {}\n", timing::stall_name(m.top_stall()));
+  if (jsons.size() == 1) {
+    std::cout << jsons[0].dump(2) << "\n";
+    return kExitOk;
+  }
+  nlohmann::json j = {{"schema", "asmevo.time.launches/1"},
+                      {"figure", "modeled"},
+                      {"kernel", l.kernel->name},
+                      {"file", o.file},
+                      {"launches", jsons},
+                      {"geomean_cycles", std::exp(log_cycles / n)},
+                      {"geomean_microseconds", std::exp(log_us / n)}};
+  std::cout << j.dump(2) << "\n";
   return kExitOk;
 }
 
 int run_profile(const TimingOptions& o) {
   Loaded l = load(o);
-  timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &l.spec}, o.threads);
+  const emu::LaunchSpec run = chosen_launches(o, l.spec, false).at(0);
+  timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &run}, o.threads);
   auto windows = timing::hot_windows(*r.program, r.model, o.window_length, o.windows);
   if (o.json) {
     nlohmann::json j = timing::profile_json(*r.program, r.model, windows);
     j["file"] = o.file;
+    j["launch"] = launch_json(run);
     std::cout << j.dump(2) << "\n";
   } else {
+    std::cout << "profile of " << emu::perf_description(run) << ": " << emu::shape_text(run) << "\n";
     std::cout << timing::profile_text(*r.program, r.model, windows);
   }
   return kExitOk;

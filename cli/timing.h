@@ -7,6 +7,7 @@ namespace asmevo::cli {
 
 struct TimingOptions {
   std::string file, kernel, launch;
+  std::string perf;           // the perf launch to model (empty: every perf launch; profile: the first)
   unsigned threads = 1;
   bool json = false;
   unsigned windows = 5;       // profile: hot windows shown

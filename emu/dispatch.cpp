@@ -204,6 +204,27 @@ uint32_t initial_mode_bits(const codeobj::KernelDescriptor& kd) {
          kd.get("compute_pgm_rsrc1.fp16_ovfl") << 23;  // MODE.FP16_OVFL (s_getreg reads it back)
 }
 
+std::vector<uint64_t> sample_workgroups(const std::array<uint32_t, 3>& g, unsigned spread) {
+  const uint64_t total = static_cast<uint64_t>(g[0]) * g[1] * g[2];
+  std::vector<uint64_t> ids;
+  if (total <= spread + 8) {
+    for (uint64_t i = 0; i < total; ++i) ids.push_back(i);
+    return ids;
+  }
+  for (unsigned corner = 0; corner < 8; ++corner) {
+    const uint64_t x = corner & 1 ? g[0] - 1 : 0, y = corner & 2 ? g[1] - 1 : 0, z = corner & 4 ? g[2] - 1 : 0;
+    ids.push_back(x + g[0] * (y + static_cast<uint64_t>(g[1]) * z));
+  }
+  for (unsigned k = 0; k < spread; ++k) ids.push_back(spread > 1 ? (total - 1) * k / (spread - 1) : 0);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+std::string workgroup_text(const std::array<uint32_t, 3>& g, uint64_t id) {
+  return fmt::format("({},{},{})", id % g[0], id / g[0] % g[1], id / (static_cast<uint64_t>(g[0]) * g[1]));
+}
+
 WaveSetup wave_setup(const Launch& L) {
   const auto& kd = L.kernel->kd;
   WaveSetup ws;

@@ -69,6 +69,15 @@ struct Launch {
 std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
                                        const LaunchSpec& spec, unsigned scratch_slots, bool straddle_4g = false);
 
+// A sample of a grid's workgroups (linear ids, x fastest, ascending, no repeats) for running a large
+// launch in part: every corner of the grid (first and last workgroup in each dimension: partial
+// tiles, the second and third grid dimension) and `spread` more evenly spaced over the linear ids
+// (the first and the last among them). A grid of at most that many workgroups is returned whole.
+// Deterministic, so K0 and K1 run the same sample.
+std::vector<uint64_t> sample_workgroups(const std::array<uint32_t, 3>& num_groups, unsigned spread = 8);
+// "(x,y,z)" of a linear workgroup id.
+std::string workgroup_text(const std::array<uint32_t, 3>& num_groups, uint64_t linear_id);
+
 // What the kernel descriptor says about every wave's initial state, decoded once per launch (the
 // KD's named fields are looked up by string, too slow to do for every wave).
 struct WaveSetup {

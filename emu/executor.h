@@ -36,6 +36,9 @@ struct RunOptions {
   uint8_t lds_fill = 0;
   bool coverage = false;  // fill RunResult::executed
   ExecObserver* observer = nullptr;            // sees every instruction and memory access (emu/context.h)
+  // Non-empty: run only these workgroups (linear ids, x fastest; ascending), the others never start
+  // (emu::sample_workgroups; a large launch verified on a sample with full-size buffers).
+  std::vector<uint64_t> workgroups;
 };
 
 struct RunResult {

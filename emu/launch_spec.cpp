@@ -117,14 +117,21 @@ size_t arg_by_name(const Ctx& c, const YAML::Node& key, const LaunchSpec& s) {
   c.fail(key, "no argument named '" + name + "'", "name the argument in args: with name:");
 }
 
-std::vector<LaunchShape> launch_shapes(const Ctx& c, const YAML::Node& list, const LaunchSpec& s) {
-  if (!list.IsSequence() || list.size() == 0) c.fail(list, "launches must be a non-empty list of launch shapes");
+// `launches:` and `perf:` entries share their keys; `perf:` entries must be named, uniquely.
+std::vector<LaunchShape> launch_shapes(const Ctx& c, const YAML::Node& list, const LaunchSpec& s, const std::string& key) {
+  const std::string what = key == "perf" ? "a perf launch" : "a launch shape";
+  if (!list.IsSequence() || list.size() == 0) c.fail(list, key + " must be a non-empty list of " + (key == "perf" ? "named launches" : "launch shapes"));
   std::vector<LaunchShape> shapes;
+  std::set<std::string> names;
   for (const auto& n : list) {
-    c.only_keys(n, {"name", "grid", "block", "dynamic_lds", "values", "counts"}, "a launch shape");
+    c.only_keys(n, {"name", "grid", "block", "dynamic_lds", "values", "counts"}, what);
     LaunchShape l;
     l.line = n.Mark().line + 1;
     if (n["name"]) l.name = c.as<std::string>(n["name"], "launch name");
+    if (key == "perf") {
+      if (l.name.empty()) c.fail(n, "a perf launch needs a name", "name it after what it is, e.g. {name: decode_b64, ...}");
+      if (!names.insert(l.name).second) c.fail(n["name"], "two perf launches are named '" + l.name + "'", "give each perf launch its own name");
+    }
     if (n["grid"]) l.grid = dim3(c, n["grid"], "grid");
     if (n["block"]) l.block = dim3(c, n["block"], "block");
     if (n["dynamic_lds"]) l.dynamic_lds = c.as<uint32_t>(n["dynamic_lds"], "dynamic_lds");
@@ -148,6 +155,17 @@ std::vector<LaunchShape> launch_shapes(const Ctx& c, const YAML::Node& list, con
     shapes.push_back(std::move(l));
   }
   return shapes;
+}
+
+// The top level with one shape's overrides applied.
+LaunchSpec apply_shape(const LaunchSpec& spec, const LaunchShape& l) {
+  LaunchSpec s = spec;
+  if (l.grid[0]) s.grid = l.grid;
+  if (l.block[0]) s.block = l.block;
+  if (l.dynamic_lds >= 0) s.dynamic_lds = static_cast<uint32_t>(l.dynamic_lds);
+  for (const auto& [idx, text] : l.values) s.args[idx].value = text;
+  for (const auto& [idx, count] : l.counts) s.args[idx].count = count;
+  return s;
 }
 
 uint16_t f32_to_bf16(float f) {
@@ -196,7 +214,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
   }
   LaunchSpec s;
   s.path = path;
-  c.only_keys(y, {"kernel", "grid", "block", "dynamic_lds", "args", "seed", "inputs", "special", "launches", "poison"}, "the launch spec");
+  c.only_keys(y, {"kernel", "grid", "block", "dynamic_lds", "args", "seed", "inputs", "special", "launches", "perf", "poison"}, "the launch spec");
   auto need = [&](const char* k) {
     if (!y[k]) throw Error(std::string("missing key '") + k + "'", path, "see docs/emulator.md, \"Launch spec\"");
     return y[k];
@@ -280,7 +298,8 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
     }
     s.args.push_back(std::move(a));
   }
-  if (y["launches"]) s.launches = launch_shapes(c, y["launches"], s);
+  if (y["launches"]) s.launches = launch_shapes(c, y["launches"], s, "launches");
+  if (y["perf"]) s.perf = launch_shapes(c, y["perf"], s, "perf");
   // Check values now so errors carry the line.
   for (size_t i = 0; i < s.args.size(); ++i)
     if (s.args[i].kind == ArgSpec::Value) {
@@ -290,14 +309,17 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
         throw Error("value '" + s.args[i].value + "' is not a valid " + s.args[i].dtype, path + ":" + std::to_string(s.args[i].line));
       }
     }
-  for (const auto& shape : s.launches)
-    for (const auto& [idx, text] : shape.values) {
+  std::vector<const LaunchShape*> shapes;
+  for (const auto& shape : s.launches) shapes.push_back(&shape);
+  for (const auto& shape : s.perf) shapes.push_back(&shape);
+  for (const LaunchShape* shape : shapes)
+    for (const auto& [idx, text] : shape->values) {
       LaunchSpec probe = s;
       probe.args[idx].value = text;
       try {
         (void)scalar_bits(probe, idx);
       } catch (const std::exception&) {
-        throw Error("value '" + text + "' is not a valid " + s.args[idx].dtype, path + ":" + std::to_string(shape.line));
+        throw Error("value '" + text + "' is not a valid " + s.args[idx].dtype, path + ":" + std::to_string(shape->line));
       }
     }
   return s;
@@ -376,18 +398,14 @@ std::vector<LaunchSpec> expand_runs(const LaunchSpec& spec) {
   if (spec.launches.empty()) shapes.push_back(spec);
   for (size_t i = 0; i < spec.launches.size(); ++i) {
     const LaunchShape& l = spec.launches[i];
-    LaunchSpec s = spec;
-    if (l.grid[0]) s.grid = l.grid;
-    if (l.block[0]) s.block = l.block;
-    if (l.dynamic_lds >= 0) s.dynamic_lds = static_cast<uint32_t>(l.dynamic_lds);
-    for (const auto& [idx, text] : l.values) s.args[idx].value = text;
-    for (const auto& [idx, count] : l.counts) s.args[idx].count = count;
+    LaunchSpec s = apply_shape(spec, l);
     s.label = "launch " + (l.name.empty() ? std::to_string(i) : l.name);
     shapes.push_back(std::move(s));
   }
   std::vector<LaunchSpec> runs;
   for (auto& shape : shapes) {
     shape.launches.clear();
+    shape.perf.clear();  // perf launches are runs of their own (perf_runs)
     const unsigned sets = shape.inputs + (shape.special ? 2 : 0);
     for (unsigned k = 0; k < sets; ++k) {
       LaunchSpec r = shape;
@@ -405,6 +423,53 @@ std::vector<LaunchSpec> expand_runs(const LaunchSpec& spec) {
     }
   }
   return runs;
+}
+
+std::vector<LaunchSpec> perf_runs(const LaunchSpec& spec) {
+  std::vector<LaunchSpec> out;
+  if (spec.perf.empty()) {
+    LaunchSpec r = expand_runs(spec).at(0);
+    r.perf_fallback = true;
+    r.perf_name = spec.launches.empty() ? "top level" : spec.launches[0].name.empty() ? "launch 0" : spec.launches[0].name;
+    out.push_back(std::move(r));
+    return out;
+  }
+  for (const LaunchShape& l : spec.perf) {
+    LaunchSpec r = apply_shape(spec, l);
+    r.launches.clear();
+    r.perf.clear();
+    r.inputs = 1;
+    r.special = false;
+    r.special_variant = -1;
+    r.poison = spec.poison_override >= 0 ? static_cast<uint8_t>(spec.poison_override) : 0xFF;
+    r.perf_name = l.name;
+    r.perf_line = l.line;
+    r.label = "perf " + l.name;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+LaunchSpec perf_run(const LaunchSpec& spec, const std::string& name) {
+  std::string names;
+  for (LaunchSpec& r : perf_runs(spec)) {
+    if (r.perf_name == name) return r;
+    names += (names.empty() ? "" : ", ") + r.perf_name;
+  }
+  if (spec.perf.empty())
+    throw Error("no perf launch named '" + name + "': the spec has no perf: list", spec.path,
+                "add a perf: list (docs/emulator.md, \"Launch spec\"), or leave --perf out to time the first verification launch");
+  throw Error("no perf launch named '" + name + "'", spec.path, "perf launches in this spec: " + names);
+}
+
+std::string perf_description(const LaunchSpec& r) {
+  if (r.perf_fallback)
+    return fmt::format("the first verification launch ('{}', {}; the spec has no perf: list)", r.perf_name, r.path);
+  return fmt::format("perf launch '{}' ({}:{})", r.perf_name, r.path, r.perf_line);
+}
+
+std::string shape_text(const LaunchSpec& r) {
+  return fmt::format("grid [{}, {}, {}] x block [{}, {}, {}]", r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2]);
 }
 
 std::vector<uint8_t> initial_buffer(const LaunchSpec& spec, size_t idx);  // from init only, below

@@ -1,6 +1,7 @@
 // Launch spec (docs/emulator.md "Launch spec"): which kernel, grid/block, dynamic LDS, arguments
 // and their inputs; v2 adds buffer directions (input/output/inout), comparison rules, guard zones,
-// several random input sets, edge-value ("special") sets and several launch shapes.
+// several random input sets, edge-value ("special") sets and several launch shapes; v3 adds `perf:`,
+// the named launches the user actually runs (the ones timed, and verified on sampled workgroups).
 // Parsed from YAML with yaml-cpp; every error names the file and the line (1-based).
 // Also the deterministic input generators (seeded) that fill buffers from `init`.
 #pragma once
@@ -55,8 +56,9 @@ struct ArgSpec {
   bool compared() const { return kind == Buffer && direction != Input; }
 };
 
-// One extra launch shape (`launches:` list): overrides of the top-level grid/block/dynamic LDS, of
-// value arguments and of buffer counts (by argument name), e.g. to cover a partial last workgroup.
+// One extra launch shape (`launches:` list) or performance launch (`perf:` list): overrides of the
+// top-level grid/block/dynamic LDS, of value arguments and of buffer counts (by argument name), e.g.
+// to cover a partial last workgroup, or to run at the size the kernel runs in practice.
 struct LaunchShape {
   std::string name;
   std::array<uint32_t, 3> grid{}, block{};  // {0,0,0}: as at top level
@@ -79,12 +81,21 @@ struct LaunchSpec {
   bool special = false;      // add input sets that mix edge values into the inputs
   bool inputs_given = false; // the spec says `inputs:` or `special:` (else verify picks safe defaults)
   std::vector<LaunchShape> launches;  // empty: the one top-level shape
+  std::vector<LaunchShape> perf;      // v3: the performance launches, each named (empty: v2 spec)
 
   // Set on concrete runs made by expand_runs(); the generators read them.
   std::string label;         // "launch 0, input set 1"
   int special_variant = -1;  // >= 0: mix edge values (variant selects the density)
   uint8_t poison = 0xff;     // byte that fills output buffers before the run
   int poison_override = -1;  // `poison:` in the spec: every run uses it (saved counterexamples)
+  // Set on perf runs (perf_runs()): which performance launch this is, and whether it is the v2
+  // stand-in (no `perf:` list: the first verification run is the perf launch).
+  std::string perf_name;
+  int perf_line = 0;         // line of the perf entry (0 for the stand-in)
+  bool perf_fallback = false;
+  // Non-empty: run only these workgroups (linear ids, x fastest, ascending) with full-size buffers
+  // (verification of perf launches; emu::sample_workgroups picks them).
+  std::vector<uint64_t> workgroup_sample;
 
   bool has_outputs() const;
 };
@@ -94,6 +105,18 @@ struct LaunchSpec {
 // has no `launches`, inputs = 1 and its own seed, label, special variant and poison byte; the
 // poison alternates between runs so a candidate that skips a write cannot match by luck.
 std::vector<LaunchSpec> expand_runs(const LaunchSpec& spec);
+
+// The performance launches: one concrete run (input set 0) per `perf:` entry, in order; a spec
+// without `perf:` (v2) has one, its first verification run, marked perf_fallback. Each result has
+// no `launches`/`perf`, its perf_name set and the label "perf NAME".
+std::vector<LaunchSpec> perf_runs(const LaunchSpec& spec);
+// The perf run named `name`; throws asmevo::Error listing the names when there is none.
+LaunchSpec perf_run(const LaunchSpec& spec, const std::string& name);
+// Where a perf run's figures come from, for every report: "perf launch 'decode' (spec.yaml:31)",
+// or "the first verification launch ('full', spec.yaml; the spec has no perf: list)".
+std::string perf_description(const LaunchSpec& run);
+// "grid [x, y, z] x block [x, y, z]"
+std::string shape_text(const LaunchSpec& run);
 
 // Throws asmevo::Error("...", "<path>:<line>") on malformed input or unknown keys.
 LaunchSpec load_launch_spec(const std::string& path);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -50,9 +51,13 @@ Cascade::Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const
     : k0_(std::make_shared<codeobj::CodeObject>(k0)), kernel_(kernel), specs_(specs), options_(options) {
   require(!specs_.empty(), "no launch spec for kernel " + kernel);
   backend_ = verify::make_emulator_backend(options.threads);
-  timing_run_ = emu::expand_runs(specs_[0]).at(0);
+  for (const auto& s : specs_)
+    if (!s.perf.empty())
+      for (auto& r : emu::perf_runs(s)) perf_runs_.push_back(std::move(r));
+  if (perf_runs_.empty()) perf_runs_ = emu::perf_runs(specs_[0]);  // v2: the first verification run
   verify::VerifyOptions vo;
-  quick_ = std::make_unique<verify::Reference>(*backend_, *k0_, std::vector<emu::LaunchSpec>{timing_run_}, vo);
+  const emu::LaunchSpec quick_run = emu::expand_runs(specs_[0]).at(0);
+  quick_ = std::make_unique<verify::Reference>(*backend_, *k0_, std::vector<emu::LaunchSpec>{quick_run}, vo);
   full_ = std::make_unique<verify::Reference>(*backend_, *k0_, specs_, vo);
 }
 
@@ -61,7 +66,42 @@ Cascade::~Cascade() = default;
 timing::ModeledRun Cascade::model(const codeobj::CodeObject& co) const {
   const codeobj::Kernel* k = co.kernel(kernel_);
   require(k != nullptr, "no kernel named " + kernel_ + " in " + co.elf().name());
-  return timing::model_kernel({&co, k, &timing_run_}, options_.threads);
+  return timing::model_kernel({&co, k, &perf_runs_.at(0)}, options_.threads);
+}
+
+Fitness Cascade::fitness(const codeobj::CodeObject& co) const {
+  const codeobj::Kernel* k = co.kernel(kernel_);
+  require(k != nullptr, "no kernel named " + kernel_ + " in " + co.elf().name());
+  Fitness f;
+  double log_cycles = 0, log_us = 0;
+  for (const emu::LaunchSpec& run : perf_runs_) {
+    auto r = std::make_shared<timing::ModeledRun>(timing::model_kernel({&co, k, &run}, options_.threads));
+    f.launches.push_back({run.perf_name, static_cast<double>(r->model.cycles), r->model.microseconds});
+    log_cycles += std::log(std::max(1.0, static_cast<double>(r->model.cycles)));
+    log_us += std::log(std::max(1e-9, r->model.microseconds));
+    if (!f.profile) f.profile = std::move(r);
+  }
+  const double n = static_cast<double>(perf_runs_.size());
+  f.cycles = perf_runs_.size() == 1 ? f.launches[0].cycles : std::exp(log_cycles / n);
+  f.microseconds = perf_runs_.size() == 1 ? f.launches[0].microseconds : std::exp(log_us / n);
+  return f;
+}
+
+std::string Cascade::fitness_description() const {
+  if (perf_runs_.size() == 1) return "modeled cycles on " + emu::perf_description(perf_runs_[0]);
+  std::string names;
+  for (const auto& r : perf_runs_) names += (names.empty() ? "" : ", ") + fmt::format("'{}' ({}:{})", r.perf_name, r.path, r.perf_line);
+  return "geomean of modeled cycles on perf launches " + names;
+}
+
+std::string launch_changes(const std::vector<LaunchFigure>& before, const std::vector<LaunchFigure>& after) {
+  std::string s;
+  for (size_t i = 0; i < after.size(); ++i) {
+    s += (s.empty() ? "" : ", ") + after[i].name + " ";
+    if (i < before.size()) s += fmt::format("{:.0f} -> ", before[i].cycles);
+    s += fmt::format("{:.0f}", after[i].cycles);
+  }
+  return s;
 }
 
 Individual Cascade::individual(const std::vector<uint8_t>& bytes, int64_t id, const std::string& name) const {
@@ -70,9 +110,11 @@ Individual Cascade::individual(const std::vector<uint8_t>& bytes, int64_t id, co
   ind.bytes = bytes;
   auto co = std::make_shared<codeobj::CodeObject>(codeobj::CodeObject::parse(bytes, name));
   ind.program = std::make_shared<program::Program>(program::Program::recover(*co));
-  auto r = std::make_shared<timing::ModeledRun>(model(*co));
-  ind.cycles = static_cast<double>(r->model.cycles);
-  ind.timed = std::move(r);
+  Fitness f = fitness(*co);
+  ind.cycles = f.cycles;
+  ind.microseconds = f.microseconds;
+  ind.launches = std::move(f.launches);
+  ind.timed = std::move(f.profile);
   ind.co = std::move(co);
   return ind;
 }
@@ -183,17 +225,20 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
   ev.stages.push_back({"emulate", true, quick_s, fmt::format("{} run(s) agree", quick.runs_done)});
 
   t = Clock::now();
-  std::shared_ptr<timing::ModeledRun> timed;
+  Fitness timed;
   try {
-    timed = std::make_shared<timing::ModeledRun>(model(*k1));
+    timed = fitness(*k1);
   } catch (const Error& e) {
     ev.stages.push_back({"timing", false, since(t), e.what_text()});
     return finish(false, e.what_text());
   }
-  ev.cycles = static_cast<double>(timed->model.cycles);
+  ev.cycles = timed.cycles;
+  ev.launches = timed.launches;
   const double limit = parent.cycles * (1.0 - options_.min_gain);
-  const std::string figure = fmt::format("{:.0f} modeled cycles vs parent {:.0f} ({:.3f}x)", ev.cycles, parent.cycles,
-                                         ev.cycles > 0 ? parent.cycles / ev.cycles : 0.0);
+  const std::string figure =
+      fmt::format("{:.0f} modeled cycles vs parent {:.0f} ({:.3f}x){}", ev.cycles, parent.cycles, ev.cycles > 0 ? parent.cycles / ev.cycles : 0.0,
+                  perf_runs_.size() == 1 ? " on perf launch " + perf_runs_[0].perf_name
+                                         : " geomean over perf launches: " + launch_changes(parent.launches, timed.launches));
   if (ev.cycles > limit) {
     ev.stages.push_back({"timing", false, since(t), figure + fmt::format(", needs <= {:.0f}", limit)});
     return finish(false, "not faster: " + figure);
@@ -227,7 +272,9 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
   child.co = k1;
   child.program = std::make_shared<program::Program>(program::Program::recover(*k1));
   child.cycles = ev.cycles;
-  child.timed = std::move(timed);
+  child.microseconds = timed.microseconds;
+  child.launches = timed.launches;
+  child.timed = std::move(timed.profile);
   child.move = edit.move;
   ev.child = std::move(child);
   ev.stages.push_back({"accept", true, since(t), figure});

@@ -6,7 +6,8 @@
 //   static    waitcnt, wait-state hazards, resources (check/)         } against a reference of one
 //   prove     the changed window vs the old one, for all inputs (prove/) } input set
 //   emulate   one small input set (plus every counterexample so far)  } input set
-//   timing    modeled cycles at least `min_gain` below the parent's
+//   timing    modeled cycles on the perf launches (geomean when several; emu::perf_runs) at least
+//             `min_gain` below the parent's
 //   verify    every run of every launch spec (verify_candidate, all input sets, varied conditions)
 //   accept
 // Slow candidates never reach full verification; wrong ones are usually stopped by the single-run
@@ -40,14 +41,26 @@ struct CascadeOptions {
   unsigned proof_timeout_ms = 2000;  // per solver query
 };
 
+// The fitness of a code object: modeled cycles on every perf launch, and their geomean.
+struct Fitness {
+  double cycles = 0, microseconds = 0;  // geomean over `launches`
+  std::vector<LaunchFigure> launches;
+  std::shared_ptr<const timing::ModeledRun> profile;  // the first perf launch's model (hot windows)
+};
+
+// "a 1000 -> 900, b 2000 -> 1900" (modeled cycles per launch).
+std::string launch_changes(const std::vector<LaunchFigure>& before, const std::vector<LaunchFigure>& after);
+
 // A code object on the search path: K0 or an accepted candidate.
 struct Individual {
   int64_t id = 0;                  // candidate id in the store; 0 = K0
   std::vector<uint8_t> bytes;
   std::shared_ptr<const codeobj::CodeObject> co;
   std::shared_ptr<const program::Program> program;  // recovered from `bytes`
-  double cycles = 0;               // modeled, on the timing run
-  std::shared_ptr<const timing::ModeledRun> timed;  // the timing run's model (profile, hot windows)
+  double cycles = 0;               // the fitness: modeled cycles on the perf launches (geomean)
+  double microseconds = 0;         // the same in modeled µs (geomean)
+  std::vector<LaunchFigure> launches;  // per perf launch
+  std::shared_ptr<const timing::ModeledRun> timed;  // the first perf launch's model (profile, hot windows)
   std::string move, window;        // what made it (empty for K0)
 };
 
@@ -55,7 +68,8 @@ struct Evaluation {
   std::vector<StageResult> stages;
   bool accepted = false;
   std::string stage, reason;       // the last stage reached; why it stopped
-  double cycles = 0;               // modeled (0 when timing was not reached)
+  double cycles = 0;               // the fitness, modeled (0 when timing was not reached)
+  std::vector<LaunchFigure> launches;  // per perf launch (empty when timing was not reached)
   std::optional<Individual> child; // when accepted
   std::vector<std::string> counterexamples;  // folders written
   double seconds = 0;
@@ -64,15 +78,24 @@ struct Evaluation {
 class Cascade {
  public:
   // Runs K0 once on the quick run (the first concrete run of the first spec) and on every run of
-  // the specs (the full reference). Throws asmevo::Error when the specs are not valid launches of K0.
+  // the specs (the full reference, with the perf launches on sampled workgroups). The fitness is
+  // timed on the perf launches of every spec that has a `perf:` list, else on the first spec's
+  // first verification run (v2). Throws asmevo::Error when the specs are not valid launches of K0.
   Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const std::vector<emu::LaunchSpec>& specs,
           const CascadeOptions& options);
   ~Cascade();
 
-  // K0 (or any object) as an Individual: recovered, timed on the timing run.
+  // K0 (or any object) as an Individual: recovered, timed on the perf launches.
   Individual individual(const std::vector<uint8_t>& bytes, int64_t id, const std::string& name) const;
-  const emu::LaunchSpec& timing_run() const { return timing_run_; }
+  // The first perf launch: the one profiled for hot windows.
+  const emu::LaunchSpec& timing_run() const { return perf_runs_.at(0); }
+  const std::vector<emu::LaunchSpec>& perf_runs() const { return perf_runs_; }
+  // What the fitness is, naming its launches: "modeled cycles on perf launch 'decode' (k.yaml:21)",
+  // "geomean of modeled cycles on perf launches 'decode' (..), 'prefill' (..)".
+  std::string fitness_description() const;
+  // The model of the first perf launch.
   timing::ModeledRun model(const codeobj::CodeObject& co) const;
+  Fitness fitness(const codeobj::CodeObject& co) const;
 
   Evaluation evaluate(const Individual& parent, const Edit& edit);
   // Adds a saved counterexample's spec to both references.
@@ -91,7 +114,7 @@ class Cascade {
   std::shared_ptr<const codeobj::CodeObject> k0_;
   std::string kernel_;
   std::vector<emu::LaunchSpec> specs_;
-  emu::LaunchSpec timing_run_;
+  std::vector<emu::LaunchSpec> perf_runs_;
   CascadeOptions options_;
   std::unique_ptr<verify::Backend> backend_;
   std::unique_ptr<verify::Reference> quick_, full_;

@@ -1,6 +1,7 @@
 #include "search/optimizer.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -281,6 +282,7 @@ class KernelSearch {
     c.reason = ev.reason;
     c.stages = ev.stages;
     c.cycles = ev.cycles;
+    if (!ev.launches.empty()) c.launches_json = launches_json(ev.launches);
     c.parent_cycles = parent.ind.cycles;
     c.speedup = ev.cycles > 0 ? parent.ind.cycles / ev.cycles : 0;
     c.seconds = ev.seconds;
@@ -319,9 +321,10 @@ class KernelSearch {
     ++accepted_;
     ++out.accepted_moves[edit.move];
     if (progress_.log)
-      progress_.log(fmt::format("{}: accepted #{} {} on {}: {:.0f} -> {:.0f} modeled cycles ({:.3f}x vs K0) — {}", kr_.kernel, child.id,
-                                edit.move, window_id, parent.ind.cycles, child.cycles, kr_.baseline_cycles / child.cycles,
-                                edit.description));
+      progress_.log(fmt::format("{}: accepted #{} {} on {}: {:.0f} -> {:.0f} modeled cycles ({:.3f}x vs K0; {}: {}) — {}", kr_.kernel,
+                                child.id, edit.move, window_id, parent.ind.cycles, child.cycles, kr_.baseline_cycles / child.cycles,
+                                cascade_.perf_runs().size() == 1 ? "perf launch" : "geomean over perf launches",
+                                launch_changes(parent.ind.launches, child.launches), edit.description));
     add_member(std::move(child));
     return ev;
   }
@@ -390,13 +393,29 @@ KernelSession::KernelSession(const codeobj::CodeObject& k0, const std::vector<ui
   want.k0 = k0_bytes;
   want.k0_sha = content_hash(k0_bytes);
   want.baseline_cycles = base.cycles;
-  want.baseline_us = base.timed->model.microseconds;
+  want.baseline_us = base.microseconds;
+  want.fitness = m.cascade.fitness_description();
+  want.perf_launches_json = launches_json(base.launches);
   want.listing = kernel_listing(*base.program, job.kernel);  // the first accepted edit's diff is against it
   want.per_line_json = per_line_json(base, job.kernel);
   want.run = run;
   m.kr = store.kernel(want);
   m.out.baseline_cycles = m.kr.baseline_cycles;
   m.out.baseline_us = m.kr.baseline_us;
+  // Resuming compares this run's figures with the stored ones: they must be on the same launches.
+  {
+    std::string stored, now;
+    for (const auto& l : parse_launches_json(m.kr.perf_launches_json)) stored += (stored.empty() ? "" : ", ") + l.name;
+    for (const auto& l : base.launches) now += (now.empty() ? "" : ", ") + l.name;
+    const bool old_store = m.kr.fitness.empty();  // written before perf launches: the first verification launch
+    if ((old_store && !m.cascade.timing_run().perf_fallback) || (!old_store && stored != now))
+      throw Error(fmt::format("the store's figures for {} are {}, this run's would be {}", job.kernel,
+                              old_store ? "on the first verification launch (a store written before perf launches)" : m.kr.fitness,
+                              want.fitness),
+                  store.path(), "use a new --db for a spec whose perf launches changed");
+  }
+  m.out.fitness = m.kr.fitness.empty() ? want.fitness : m.kr.fitness;
+  m.out.baseline_launches = m.kr.perf_launches_json.empty() ? base.launches : parse_launches_json(m.kr.perf_launches_json);
   m.search = std::make_unique<KernelSearch>(m.cascade, store, m.kr, run, m.o, m.progress, run_start);
   // The starting point: the object the previous kernel left (K0 for the first), plus whatever a
   // previous run of this DB accepted for this kernel.
@@ -438,6 +457,7 @@ KernelSession::Final KernelSession::finish() {
   // The best candidate (then the next best) re-verified from scratch with fresh seeds.
   out.best_cycles = m.kr.baseline_cycles;
   out.best_us = m.kr.baseline_us;
+  out.best_launches = out.baseline_launches;
   out.final_verdict = "K0 kept (no candidate was accepted)";
   std::optional<int64_t> final_id;
   nlohmann::json final_report;
@@ -452,15 +472,17 @@ KernelSession::Final KernelSession::finish() {
       out.final_verdict = std::string("K0 kept (best failed re-verification: ") + verify::verdict_name(r.verdict) + ")";
       continue;
     }
-    timing::ModeledRun again = m.cascade.model(*c->ind.co);
-    out.best_cycles = static_cast<double>(again.model.cycles);
-    out.best_us = again.model.microseconds;
+    Fitness again = m.cascade.fitness(*c->ind.co);
+    out.best_cycles = again.cycles;
+    out.best_us = again.microseconds;
+    out.best_launches = again.launches;
     out.final_verdict = "EQUIVALENT";
     final_id = c->ind.id;
     f.bytes = c->ind.bytes;
     break;
   }
-  m.search->store().set_final(m.kr.id, final_id, out.final_verdict, out.best_cycles, out.speedup(), final_report.dump());
+  m.search->store().set_final(m.kr.id, final_id, out.final_verdict, out.best_cycles, out.speedup(), final_report.dump(),
+                              launches_json(out.best_launches));
   out.seconds = since(m.started);
   f.candidate = final_id;
   f.verdict = out.final_verdict;

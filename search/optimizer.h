@@ -95,7 +95,11 @@ struct KernelJob {
 
 struct KernelOutcome {
   std::string kernel;
+  // The fitness (Cascade::fitness_description: modeled cycles on the perf launches, geomean when
+  // several) of K0 and of the final object, and the same per perf launch.
+  std::string fitness;
   double baseline_cycles = 0, best_cycles = 0, baseline_us = 0, best_us = 0;
+  std::vector<LaunchFigure> baseline_launches, best_launches;
   size_t candidates = 0, accepted = 0;        // over all runs of this DB
   size_t candidates_this_run = 0;
   std::string final_verdict;                  // "EQUIVALENT", or why K0 was kept

@@ -474,8 +474,28 @@ std::string kernel_section(const KernelData& d, const std::map<int64_t, RunRecor
   s += "<tr><th>launch spec</th><td><code>" + esc(d.k.spec_path) + "</code>" +
        (d.k.spec_text.empty() ? "" : "<details><summary>spec text</summary><pre>" + esc(d.k.spec_text) + "</pre></details>") + "</td></tr>";
   s += "<tr><th>K0 SHA-256</th><td><code>" + esc(d.k.k0_sha) + "</code></td></tr>";
+  s += "<tr><th>figures</th><td>" +
+       esc(d.k.fitness.empty() ? "modeled cycles on the spec's first verification launch (a store written before perf launches)"
+                               : d.k.fitness) +
+       "</td></tr>";
   s += fmt::format("<tr><th>baseline (K0)</th><td>{} cycles{} · {} µs{}</td></tr>", num(d.k.baseline_cycles), K,
                    num(d.k.baseline_us, 3), K);
+  {
+    // Per perf launch: K0 and the final object (the fitness is their geomean when several).
+    const std::vector<LaunchFigure> base = parse_launches_json(d.k.perf_launches_json);
+    const std::vector<LaunchFigure> fin = d.fin ? parse_launches_json(d.fin->launches_json) : std::vector<LaunchFigure>{};
+    if (!base.empty()) {
+      std::string t = "<table><tr><th>perf launch</th><th>K0 cycles</th><th>K0 µs</th><th>final cycles</th><th>final µs</th><th>speedup</th></tr>";
+      for (size_t i = 0; i < base.size(); ++i) {
+        const bool have = i < fin.size() && fin[i].name == base[i].name;
+        t += fmt::format("<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                         "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                         esc(base[i].name), num(base[i].cycles), num(base[i].microseconds, 3), have ? num(fin[i].cycles) : "–",
+                         have ? num(fin[i].microseconds, 3) : "–", have && fin[i].cycles > 0 ? times(base[i].cycles / fin[i].cycles) : "–");
+      }
+      s += "<tr><th>per perf launch</th><td>" + t + "</table>" + K + "</td></tr>";
+    }
+  }
   std::set<int64_t> run_ids;
   if (d.k.run) run_ids.insert(d.k.run);
   for (const auto& c : d.cands) run_ids.insert(c.run);
@@ -636,6 +656,11 @@ std::string kernel_section(const KernelData& d, const std::map<int64_t, RunRecor
       h += fmt::format("<p>{} cycles{} (parent {}): <b>{}</b> over its parent, {} over K0{}</p>",
                        num(a ? acc_cycles(*a) : c.cycles), K, num(c.parent_cycles), times(c.speedup),
                        times(a ? over_k0(d, acc_cycles(*a)) : NAN), K);
+      if (auto per = parse_launches_json(c.launches_json); !per.empty()) {
+        std::string l;
+        for (const auto& f : per) l += (l.empty() ? "" : " · ") + fmt::format("<code>{}</code> {} cycles", esc(f.name), num(f.cycles));
+        h += "<p class=\"dim\">per perf launch: " + l + "</p>";
+      }
       if (!desc.empty()) h += "<p>" + esc(desc) + "</p>";
       std::string parent_listing, parent_per_line;
       if (!c.parent) {
@@ -688,7 +713,8 @@ std::string kernel_section(const KernelData& d, const std::map<int64_t, RunRecor
   s += fmt::format("<h3>All candidates ({})</h3>", d.cands.size());
   if (!d.cands.empty()) {
     s += fmt::format("<table><tr><th>id</th><th>run</th><th>parent</th><th>proposer</th><th>move</th><th>window</th>"
-                     "<th>verdict</th><th>evidence</th><th>stages</th><th>reason</th><th>cycles{}</th><th>vs parent</th><th>s</th></tr>", K);
+                     "<th>verdict</th><th>evidence</th><th>stages</th><th>reason</th><th title=\"{}\">cycles{}</th><th>vs parent</th><th>s</th></tr>",
+                     esc(d.k.fitness), K);
     for (const auto& c : d.cands) {
       std::string st;
       for (const auto& g : c.stages)

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <cstring>
 
 #include "support/error.h"
 
@@ -55,6 +56,10 @@ CREATE TABLE IF NOT EXISTS llm_calls(id INTEGER PRIMARY KEY, run INTEGER, kernel
   seconds REAL, created TEXT);
 CREATE INDEX IF NOT EXISTS llm_calls_by_run ON llm_calls(run);
 )sql";
+
+// Added after asmevo.store/1 was first written (issue 14): table, column.
+constexpr std::pair<const char*, const char*> kPerfColumns[] = {
+    {"kernels", "fitness"}, {"kernels", "perf_launches"}, {"candidates", "launches"}, {"final", "launches"}};
 
 [[noreturn]] void fail(sqlite3* db, const std::string& path, const std::string& op) {
   std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
@@ -174,7 +179,7 @@ std::vector<StageResult> parse_stages(const std::string& text, const std::string
 
 constexpr const char* kCandidateColumns =
     "id, kernel, run, parent, proposer, move, window, edit, stage, verdict, reason, stages, cycles, parent_cycles, "
-    "speedup, seconds, transcript";
+    "speedup, seconds, transcript, launches";
 
 CandidateRecord read_candidate(const Stmt& s, const std::string& path) {
   CandidateRecord c;
@@ -195,12 +200,23 @@ CandidateRecord read_candidate(const Stmt& s, const std::string& path) {
   c.speedup = s.f64(14);
   c.seconds = s.f64(15);
   c.transcript = s.text(16);
+  c.launches_json = s.text(17);
   return c;
 }
 
 constexpr const char* kKernelColumns =
     "id, run, file, kernel, spec, spec_text, k0_sha, baseline_cycles, baseline_us, figure_kind, k0_listing, "
-    "k0_per_line";
+    "k0_per_line, fitness, perf_launches";
+
+// A column list for this store: the perf columns read as NULL in a store that lacks them.
+std::string columns(const char* list, bool has_perf) {
+  std::string s = list;
+  if (has_perf) return s;
+  for (const char* c : {", fitness, perf_launches", ", launches"})
+    if (auto at = s.find(c); at != std::string::npos && at + std::strlen(c) == s.size())
+      s = s.substr(0, at) + (std::string(c) == ", launches" ? ", NULL" : ", NULL, NULL");
+  return s;
+}
 
 KernelRecord read_kernel(const Stmt& s) {
   KernelRecord k;
@@ -216,6 +232,8 @@ KernelRecord read_kernel(const Stmt& s) {
   k.figure_kind = s.text(9);
   k.listing = s.text(10);
   k.per_line_json = s.text(11);
+  k.fitness = s.text(12);
+  k.perf_launches_json = s.text(13);
   return k;
 }
 
@@ -236,6 +254,22 @@ void require_writable(bool read_only, const std::string& path) {
 }
 
 }  // namespace
+
+std::string launches_json(const std::vector<LaunchFigure>& launches) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& l : launches) j.push_back({{"name", l.name}, {"cycles", l.cycles}, {"microseconds", l.microseconds}});
+  return j.dump();
+}
+
+std::vector<LaunchFigure> parse_launches_json(const std::string& text) {
+  std::vector<LaunchFigure> out;
+  if (text.empty()) return out;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return out;
+  for (const auto& l : j)
+    if (l.is_object()) out.push_back({l.value("name", std::string()), l.value("cycles", 0.0), l.value("microseconds", 0.0)});
+  return out;
+}
 
 Store::Store(const std::string& path) : path_(path) { open(false); }
 Store::Store(const std::string& path, Access access) : path_(path) { open(access == Access::kReadOnly); }
@@ -308,11 +342,22 @@ void Store::open(bool read_only) {
                     path_, "use the asmevo version that wrote it, or start a new store");
     };
 
+    auto has_column = [&](const char* table, const char* column) {
+      Stmt s(db_, path_, std::string("SELECT count(*) FROM pragma_table_info('") + table + "') WHERE name = ?");
+      s.bind(1, std::string(column));
+      return s.step() && s.i64(0) > 0;
+    };
+    auto has_perf_columns = [&] {
+      for (const auto& [table, column] : kPerfColumns)
+        if (!has_column(table, column)) return false;
+      return true;
+    };
     if (read_only) {
       if (tables.empty())
         throw Error("not an AsmEvo store: an empty SQLite database", path_,
                     "pass the --db file of an `asmevo optimize` run");
       validate(tables);
+      has_perf_columns_ = has_perf_columns();
       return;
     }
     // A foreign database is refused before anything (even the journal mode) is changed in it.
@@ -345,7 +390,11 @@ void Store::open(bool read_only) {
     {
       Txn t(db_, path_);
       exec(db_, path_, kCreateLlmCalls, "creating the llm_calls table");
+      for (const auto& [table, column] : kPerfColumns)
+        if (!has_column(table, column))
+          exec(db_, path_, (std::string("ALTER TABLE ") + table + " ADD COLUMN " + column + " TEXT").c_str(), "adding the perf launch columns");
       t.commit();
+      has_perf_columns_ = true;
     }
   } catch (...) {
     sqlite3_close_v2(db_);
@@ -387,7 +436,7 @@ KernelRecord Store::kernel(const KernelRecord& wanted) {
   require(wanted.figure_kind == "modeled" || wanted.figure_kind == "measured",
           "figure_kind must be modeled or measured, not '" + wanted.figure_kind + "'", path_);
   Txn t(db_, path_);
-  const std::string find = std::string("SELECT ") + kKernelColumns + " FROM kernels WHERE file = ? AND kernel = ? AND k0_sha = ?";
+  const std::string find = "SELECT " + columns(kKernelColumns, has_perf_columns_) + " FROM kernels WHERE file = ? AND kernel = ? AND k0_sha = ?";
   {
     Stmt s(db_, path_, find);
     s.bind(1, wanted.file).bind(2, wanted.kernel).bind(3, wanted.k0_sha);
@@ -402,10 +451,11 @@ KernelRecord Store::kernel(const KernelRecord& wanted) {
   }
   Stmt s(db_, path_,
          "INSERT INTO kernels(run, file, kernel, spec, spec_text, k0, k0_sha, baseline_cycles, baseline_us, figure_kind, "
-         "k0_listing, k0_per_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+         "k0_listing, k0_per_line, fitness, perf_launches) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, wanted.run).bind(2, wanted.file).bind(3, wanted.kernel).bind(4, wanted.spec_path).bind(5, wanted.spec_text);
   s.bind_blob(6, wanted.k0).bind(7, wanted.k0_sha).bind(8, wanted.baseline_cycles).bind(9, wanted.baseline_us);
-  s.bind(10, wanted.figure_kind).bind(11, wanted.listing).bind(12, wanted.per_line_json).run();
+  s.bind(10, wanted.figure_kind).bind(11, wanted.listing).bind(12, wanted.per_line_json);
+  s.bind(13, wanted.fitness).bind(14, wanted.perf_launches_json).run();
   KernelRecord k = wanted;
   k.id = sqlite3_last_insert_rowid(db_);
   t.commit();
@@ -450,8 +500,8 @@ int64_t Store::add_candidate(CandidateRecord c, const AcceptedRecord* accepted) 
   Txn t(db_, path_);
   Stmt s(db_, path_,
          "INSERT INTO candidates(kernel, run, parent, proposer, move, window, edit, stage, verdict, reason, stages, "
-         "cycles, parent_cycles, speedup, seconds, created, transcript) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + std::string(kNow) + ", ?)");
+         "cycles, parent_cycles, speedup, seconds, created, transcript, launches) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + std::string(kNow) + ", ?, ?)");
   s.bind(1, c.kernel).bind(2, c.run).bind(3, c.parent).bind(4, c.proposer).bind(5, c.move).bind(6, c.window);
   s.bind(7, c.edit_json).bind(8, c.stage).bind(9, c.verdict).bind(10, c.reason).bind(11, stages_json(c.stages));
   s.bind(12, c.cycles).bind(13, c.parent_cycles).bind(14, c.speedup).bind(15, c.seconds);
@@ -460,6 +510,10 @@ int64_t Store::add_candidate(CandidateRecord c, const AcceptedRecord* accepted) 
     s.bind_null(16);
   else
     s.bind(16, c.transcript);
+  if (c.launches_json.empty())
+    s.bind_null(17);
+  else
+    s.bind(17, c.launches_json);
   s.run();
   const int64_t id = sqlite3_last_insert_rowid(db_);
   if (accepted) {
@@ -483,14 +537,15 @@ void Store::add_counterexample(int64_t kernel, int64_t candidate, const std::str
 }
 
 void Store::set_final(int64_t kernel, std::optional<int64_t> candidate, const std::string& verdict, double cycles,
-                      double speedup, const std::string& report_json) {
+                      double speedup, const std::string& report_json, const std::string& launches_json) {
   std::lock_guard lock(mu_);
   require_writable(read_only_, path_);
   Txn t(db_, path_);
   Stmt s(db_, path_,
-         "INSERT OR REPLACE INTO final(kernel, candidate, verdict, cycles, speedup, report, created) "
-         "VALUES (?, ?, ?, ?, ?, ?, " + std::string(kNow) + ")");
-  s.bind(1, kernel).bind(2, candidate).bind(3, verdict).bind(4, cycles).bind(5, speedup).bind(6, report_json).run();
+         "INSERT OR REPLACE INTO final(kernel, candidate, verdict, cycles, speedup, report, created, launches) "
+         "VALUES (?, ?, ?, ?, ?, ?, " + std::string(kNow) + ", ?)");
+  s.bind(1, kernel).bind(2, candidate).bind(3, verdict).bind(4, cycles).bind(5, speedup).bind(6, report_json);
+  s.bind(7, launches_json).run();
   t.commit();
 }
 
@@ -567,7 +622,7 @@ std::vector<AcceptedRecord> Store::accepted(int64_t kernel) const {
 
 std::vector<CandidateRecord> Store::candidates(int64_t kernel) const {
   std::lock_guard lock(mu_);
-  Stmt s(db_, path_, std::string("SELECT ") + kCandidateColumns + " FROM candidates WHERE kernel = ? ORDER BY id");
+  Stmt s(db_, path_, "SELECT " + columns(kCandidateColumns, has_perf_columns_) + " FROM candidates WHERE kernel = ? ORDER BY id");
   s.bind(1, kernel);
   std::vector<CandidateRecord> out;
   while (s.step()) out.push_back(read_candidate(s, path_));
@@ -612,7 +667,7 @@ std::vector<RunRecord> Store::runs() const {
 
 std::vector<KernelRecord> Store::kernels() const {
   std::lock_guard lock(mu_);
-  Stmt s(db_, path_, std::string("SELECT ") + kKernelColumns + " FROM kernels ORDER BY id");
+  Stmt s(db_, path_, "SELECT " + columns(kKernelColumns, has_perf_columns_) + " FROM kernels ORDER BY id");
   std::vector<KernelRecord> out;
   while (s.step()) out.push_back(read_kernel(s));
   return out;
@@ -644,7 +699,8 @@ std::vector<WindowRecord> Store::windows(int64_t kernel) const {
 
 std::optional<FinalRecord> Store::final_result(int64_t kernel) const {
   std::lock_guard lock(mu_);
-  Stmt s(db_, path_, "SELECT kernel, candidate, verdict, cycles, speedup, report, created FROM final WHERE kernel = ?");
+  Stmt s(db_, path_, std::string("SELECT kernel, candidate, verdict, cycles, speedup, report, created, ") +
+                         (has_perf_columns_ ? "launches" : "NULL") + " FROM final WHERE kernel = ?");
   s.bind(1, kernel);
   if (!s.step()) return std::nullopt;
   FinalRecord f;
@@ -655,6 +711,7 @@ std::optional<FinalRecord> Store::final_result(int64_t kernel) const {
   f.speedup = s.f64(4);
   f.report_json = s.text(5);
   f.created = s.text(6);
+  f.launches_json = s.text(7);
   return f;
 }
 

@@ -37,6 +37,13 @@
 //           `usage` reports them; 0 when it reports none */, seconds REAL, created TEXT)
 //     (the LLM agent's chat-completion calls, issue 8; added later under the same schema version:
 //      opening a store creates the table when it is missing, CREATE TABLE IF NOT EXISTS)
+//   Perf launches (issue 14; added later under the same schema version: opening a store for writing
+//   adds the columns when missing, and reading an older store gives them empty):
+//     kernels.fitness TEXT /* what every cycle figure of this kernel is: "modeled cycles on perf
+//       launch 'decode' (k.yaml:21)" or a geomean over named launches */,
+//     kernels.perf_launches TEXT /* JSON [{name, cycles, microseconds}]: K0 per perf launch */,
+//     candidates.launches TEXT /* the same per perf launch for this candidate; NULL when not timed */,
+//     final.launches TEXT /* the same for the final object */
 // Indexes: candidates(kernel, parent), windows(kernel, candidate), accepted(kernel),
 // counterexamples(kernel), notes(kernel), llm_calls(run). Times are UTC ISO 8601 ("2026-11-29T20:33:55.123Z").
 //
@@ -54,6 +61,15 @@ struct sqlite3;
 
 namespace asmevo::search {
 
+// One perf launch's figure (the per-launch columns hold a JSON list of them).
+struct LaunchFigure {
+  std::string name;  // the perf launch's name (emu::LaunchSpec::perf_name)
+  double cycles = 0, microseconds = 0;
+};
+// [{name, cycles, microseconds}] and back (an empty or malformed text gives no figures).
+std::string launches_json(const std::vector<LaunchFigure>& launches);
+std::vector<LaunchFigure> parse_launches_json(const std::string& json);
+
 struct StageResult {
   std::string stage;   // "edit", "rebuild", "abi", "static", "emulate", "timing", "verify", "accept"
   bool ok = false;
@@ -68,8 +84,9 @@ struct CandidateRecord {
   std::string proposer, move, window, edit_json;
   std::string stage, verdict, reason;  // verdict: "accepted", "rejected", "error"
   std::vector<StageResult> stages;
-  double cycles = 0, parent_cycles = 0, speedup = 0, seconds = 0;
+  double cycles = 0, parent_cycles = 0, speedup = 0, seconds = 0;  // cycles: the fitness (kernels.fitness)
   std::string transcript;
+  std::string launches_json;         // [{name, cycles, microseconds}] per perf launch; empty: not timed
 };
 
 struct AcceptedRecord {
@@ -87,6 +104,8 @@ struct KernelRecord {
   double baseline_cycles = 0, baseline_us = 0;
   std::string figure_kind = "modeled";
   std::string listing, per_line_json;  // K0's full disassembly and modeled cycles per line (optional)
+  std::string fitness;                 // what baseline_cycles (and every candidate's cycles) is, naming the launches
+  std::string perf_launches_json;      // [{name, cycles, microseconds}]: K0 per perf launch
 };
 
 struct RunRecord {
@@ -110,6 +129,7 @@ struct FinalRecord {
   std::optional<int64_t> candidate;  // none = K0 kept
   std::string verdict, report_json, created;
   double cycles = 0, speedup = 0;
+  std::string launches_json;  // [{name, cycles, microseconds}] per perf launch
 };
 
 struct CounterexampleRecord {
@@ -156,7 +176,7 @@ class Store {
   int64_t add_candidate(CandidateRecord c, const AcceptedRecord* accepted = nullptr);
   void add_counterexample(int64_t kernel, int64_t candidate, const std::string& folder, const std::string& spec_text);
   void set_final(int64_t kernel, std::optional<int64_t> candidate, const std::string& verdict, double cycles,
-                 double speedup, const std::string& report_json);
+                 double speedup, const std::string& report_json, const std::string& launches_json = "");
   void add_note(int64_t kernel, const std::string& window, const std::string& author, const std::string& text);
   // One chat-completion call of the LLM agent (its token usage); `llm_calls` reads them back (every
   // run when `run` is none).
@@ -187,6 +207,7 @@ class Store {
   std::string path_;
   sqlite3* db_ = nullptr;
   bool read_only_ = false;
+  bool has_perf_columns_ = false;  // a store written before perf launches, opened read-only, lacks them
   mutable std::mutex mu_;
 };
 

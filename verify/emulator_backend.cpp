@@ -60,6 +60,7 @@ class EmulatorBackend : public Backend {
     options.lds_fill = variant.lds_fill;
     options.coverage = true;
     options.observer = observer;
+    options.workgroups = spec.workgroup_sample;
     try {
       emu::RunResult rr = emu::run_launch(*launch, *k.program, options);
       out.instructions = rr.stats.total();

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "check/check.h"
+#include "emu/dispatch.h"
 #include "support/error.h"
 #include "verify/aimed.h"
 #include "verify/compare.h"
@@ -220,6 +221,22 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
       for (auto& a : aimed.sets) add_run(a.run, {"aimed input", a.run.label, a.describe()});
     }
   }
+  // Each perf launch at full size, on a sample of its workgroups (the same sample for K0 and K1).
+  if (!spec.perf.empty())
+    for (emu::LaunchSpec r : emu::perf_runs(spec)) {
+      r.workgroup_sample = emu::sample_workgroups(r.grid);
+      SampledRun sr;
+      sr.label = r.label;
+      sr.launch = emu::perf_description(r);
+      sr.shape = emu::shape_text(r);
+      sr.workgroups_total = static_cast<uint64_t>(r.grid[0]) * r.grid[1] * r.grid[2];
+      for (uint64_t g : r.workgroup_sample) sr.workgroups.push_back(emu::workgroup_text(r.grid, g));
+      for (const auto& a : r.args)
+        if (a.kind == emu::ArgSpec::Buffer) sr.buffer_bytes += a.count * emu::dtype_size(a.dtype);
+      r.label = fmt::format("{} ({} of {} workgroups)", r.label, r.workgroup_sample.size(), sr.workgroups_total);
+      add_run(r, {"perf launch", r.label, sr.launch + ", sampled workgroups"});
+      sampled_runs_.push_back(std::move(sr));
+    }
   for (size_t i = first; i < outcomes_.size(); ++i)
     for (const auto& b : outcomes_[i].buffers)
       if (b.direction != emu::ArgSpec::Output) any_input = true, any_nonzero |= !all_zero(b.before);
@@ -266,6 +283,7 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
   r.figure_kind = ref.backend().figure_kind();
   r.runs_total = ref.runs().size();
   r.notes = ref.notes();
+  r.sampled_runs = ref.sampled_runs();
   auto finish = [&](Verdict v, std::string summary) {
     r.verdict = v;
     r.summary = std::move(summary);
@@ -383,7 +401,9 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     if (r.mismatch_count > before) {
       if (r.differing_runs.empty()) r.evidence = {inputs.kind, label, inputs.detail};
       r.differing_runs.push_back(i);
-      if (!options.counterexample_dir.empty()) {
+      if (!run.workgroup_sample.empty() && !options.counterexample_dir.empty())
+        r.notes.push_back(label + ": no counterexample saved (a perf launch's full-size buffers; its spec and the sample reproduce it)");
+      else if (!options.counterexample_dir.empty()) {
         try {
           r.counterexamples.push_back(save_counterexample(options.counterexample_dir, ref, i, k1_out));
         } catch (const Error& e) {
@@ -439,6 +459,10 @@ nlohmann::json VerifyReport::to_json() const {
   j["runs_by_kind"] = runs_by_kind;
   j["counterexamples"] = counterexamples;
   j["notes"] = notes;
+  j["sampled_runs"] = nlohmann::json::array();
+  for (const auto& s : sampled_runs)
+    j["sampled_runs"].push_back({{"label", s.label}, {"launch", s.launch}, {"shape", s.shape}, {"workgroups_total", s.workgroups_total},
+                                 {"workgroups", s.workgroups}, {"buffer_bytes", s.buffer_bytes}});
   return j;
 }
 
@@ -461,6 +485,12 @@ std::string VerifyReport::to_text() const {
   }
   if (mismatch_count > mismatches.size()) t += fmt::format("  ... {} more\n", mismatch_count - mismatches.size());
   for (const auto& c : counterexamples) t += "  counterexample saved: " + c + "\n";
+  for (const auto& s : sampled_runs) {
+    std::string wgs;
+    for (const auto& w : s.workgroups) wgs += (wgs.empty() ? "" : " ") + w;
+    t += fmt::format("  sampled: {} = {}, {}, {:.1f} MiB of buffers at full size; {} of {} workgroups run: {}\n", s.label, s.launch,
+                     s.shape, s.buffer_bytes / 1048576.0, s.workgroups.size(), s.workgroups_total, wgs);
+  }
   for (const auto& n : notes) t += "  note: " + n + "\n";
   return t;
 }

@@ -9,6 +9,10 @@
 //      fault nor run past a step limit derived from K0's longest wave. K1's runs rotate through
 //      the emulator's wave schedules, so a missing barrier shows up, and half of them enter
 //      kernarg-preload kernels through their compatibility prologue.
+//      Each perf launch of a v3 spec (`perf:`) is one more run: full-size buffers, input set 0, a
+//      sample of its workgroups (emu::sample_workgroups: corners and a spread; the same for K0 and
+//      K1), so what only large sizes expose (offset overflow, far workgroups, other grid
+//      dimensions, partial tiles at real sizes) is seen without emulating the whole grid.
 // K0's runs are done once (Reference) and reused for every candidate.
 #pragma once
 #include <nlohmann/json_fwd.hpp>
@@ -47,12 +51,23 @@ struct Mismatch {
 // What a verdict rests on (docs/verify.md "Evidence"): the gate that decided and, for runs, which
 // input set. kind: "abi", "static", "fault" (K1 faulted or hung), "out-of-bounds" (K1 touched
 // memory the launch does not allow), "random input", "special input", "aimed input",
-// "saved input" (a counterexample or regression spec), "boundary launch" (a `vary:` value), or
+// "saved input" (a counterexample or regression spec), "boundary launch" (a `vary:` value),
+// "perf launch" (a perf launch at full size on sampled workgroups), or
 // "all runs" for EQUIVALENT.
 struct Evidence {
   std::string kind;
   std::string run_label;  // the run (launch shape, input set, variant) when a run decided
   std::string detail;     // e.g. the aimed thresholds of that set, the out-of-bounds access
+};
+
+// A perf launch verified on a sample of its workgroups (the report names it and the sample).
+struct SampledRun {
+  std::string label;          // "perf decode"
+  std::string launch;         // emu::perf_description
+  std::string shape;          // emu::shape_text
+  uint64_t workgroups_total = 0;
+  std::vector<std::string> workgroups;  // "(x,y,z)" of every sampled workgroup
+  uint64_t buffer_bytes = 0;  // device bytes of its buffers (full size)
 };
 
 struct VerifyOptions {
@@ -92,8 +107,9 @@ struct VerifyReport {
   std::map<std::string, size_t> runs_by_kind;  // runs done per input kind ("random input": 6, ...)
   std::vector<std::string> counterexamples;  // folders written
   std::vector<std::string> notes;            // things a person should know (e.g. K0 never writes a buffer)
+  std::vector<SampledRun> sampled_runs;      // the perf launches among the runs
   double seconds = 0;
-  nlohmann::json to_json() const;  // schema asmevo.verify/1
+  nlohmann::json to_json() const;  // schema asmevo.verify/1 (sampled_runs added later, same version)
   std::string to_text() const;
   int exit_code() const { return verdict_exit_code(verdict); }
 };
@@ -117,6 +133,7 @@ class Reference {
   // Per run: where its inputs came from ("random input", "special input", "aimed input",
   // "saved input") and, for aimed sets, which thresholds it puts values at.
   const std::vector<Evidence>& run_inputs() const { return run_inputs_; }
+  const std::vector<SampledRun>& sampled_runs() const { return sampled_runs_; }
   // K0's outputs differ between wave schedules (e.g. float atomics within a workgroup): candidates
   // then run in K0's schedule only.
   bool schedule_sensitive() const { return schedule_sensitive_; }
@@ -146,6 +163,7 @@ class Reference {
   std::vector<std::string> notes_;
   std::vector<Evidence> run_inputs_;
   bool aimed_ = true;
+  std::vector<SampledRun> sampled_runs_;
   bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false, address_sensitive_ = false;
   std::set<uint64_t> executed_;
   double seconds_ = 0;

@@ -1,7 +1,8 @@
 // bench/speedups: `optimize` with a fixed budget and seed over every corpus kernel (HIP and Triton,
 // one arch), one table: kernel, baseline and best modeled µs, speedup, candidates, accepted,
 // re-verification verdict, accepted moves; then the geomean, the max, how many improved, and the
-// candidates-per-second rate. Every time is MODELED (the asmevo timing model), not measured.
+// candidates-per-second rate. Every time is MODELED (the asmevo timing model), not measured, on the
+// spec's perf launches (the geomean of their modeled times when several; each row names them).
 //
 //   speedups_bench [--arch gfx942] [--budget 40] [--seed 1] [--proposers rules,stochastic]
 //                  [--only k1,k2] [--jobs 1] [--json FILE]
@@ -85,8 +86,8 @@ int main(int argc, char** argv) {
     std::vector<search::ProofStat> proofs;
     std::cout << fmt::format("bench/speedups: {} kernels on {}, budget {} candidates each, seed {}, proposers {} -- times MODELED\n",
                              kernels.size(), arch, budget, seed, proposers);
-    std::cout << fmt::format("{:<34} {:>11} {:>11} {:>8} {:>6} {:>5} {:<11} {:>6}  {}\n", "kernel", "base us", "best us", "speedup",
-                             "cands", "acc", "re-verify", "sec", "accepted moves");
+    std::cout << fmt::format("{:<34} {:>11} {:>11} {:>8} {:>6} {:>5} {:<11} {:>6}  {:<28} {}\n", "kernel", "base us", "best us", "speedup",
+                             "cands", "acc", "re-verify", "sec", "perf launch(es)", "accepted moves");
     nlohmann::json rows = nlohmann::json::array();
     double log_sum = 0, max_speedup = 0, total_s = 0;
     size_t improved = 0, total_candidates = 0, failed = 0;
@@ -118,14 +119,18 @@ int main(int argc, char** argv) {
       max_speedup = std::max(max_speedup, s);
       improved += s > 1.0;
       total_candidates += out.candidates_this_run;
-      std::cout << fmt::format("{:<34} {:>11.3f} {:>11.3f} {:>7.3f}x {:>6} {:>5} {:<11} {:>6.1f}  {}\n", k.name, out.baseline_us,
-                               out.best_us, s, out.candidates_this_run, out.accepted, verdict, secs, moves.empty() ? "-" : moves)
+      std::string launches;
+      for (const auto& l : out.baseline_launches) launches += (launches.empty() ? "" : "+") + l.name;
+      if (out.baseline_launches.size() > 1) launches = "geomean " + launches;
+      std::cout << fmt::format("{:<34} {:>11.3f} {:>11.3f} {:>7.3f}x {:>6} {:>5} {:<11} {:>6.1f}  {:<28} {}\n", k.name, out.baseline_us,
+                               out.best_us, s, out.candidates_this_run, out.accepted, verdict, secs, launches, moves.empty() ? "-" : moves)
                 << std::flush;
       nlohmann::json rejected = out.rejected_at;
       rows.push_back({{"kernel", k.name}, {"code_object", k.code_object}, {"baseline_us", out.baseline_us}, {"best_us", out.best_us},
                       {"baseline_cycles", out.baseline_cycles}, {"best_cycles", out.best_cycles}, {"speedup", s},
                       {"candidates", out.candidates_this_run}, {"accepted", out.accepted}, {"final_verdict", out.final_verdict},
-                      {"accepted_moves", out.accepted_moves}, {"rejected_at", rejected}, {"seconds", secs}});
+                      {"accepted_moves", out.accepted_moves}, {"rejected_at", rejected}, {"seconds", secs},
+                      {"fitness", out.fitness}, {"launches", nlohmann::json::parse(search::launches_json(out.baseline_launches))}});
     }
     const size_t n = kernels.size() - failed;
     const double geomean = n ? std::exp(log_sum / n) : 0;

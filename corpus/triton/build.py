@@ -103,6 +103,11 @@ def check_spec(s):
             assert a["count"] <= 65536, f"{s['name']}: {p} has {a['count']} elements (keep <= 64K)"
         else:
             assert a.get("type") == SCALAR_TYPES[t][0], f"{s['name']}: {p} is {t} but type {a.get('type')}"
+    names = [a["name"] for a in s["args"]]
+    for p in s.get("perf", []):  # launch spec perf: entries (docs/emulator.md), each with its source
+        assert p.get("name") and p.get("source"), f"{s['name']}: a perf launch needs a name and a source"
+        for k in list(p.get("values", {})) + list(p.get("counts", {})):
+            assert k in names, f"{s['name']}: perf launch {p['name']} names no argument {k}"
     for d in s.get("divisible_by_16", []):
         a = s["args"][[p for p, _ in params].index(d)]
         assert a["value"] % 16 == 0, f"{s['name']}: {d} = {a['value']} is declared divisible by 16"
@@ -243,7 +248,7 @@ def device(args):
         launch = {"kernel": name, "module": s["module"], "grid": s["grid"],
                   "block": [s["num_warps"] * WARP_SIZE, 1, 1],
                   "shared": {a: b["shared"] for a, b in built.items()}, "args": s["args"],
-                  "constexprs": s["constexprs"]}
+                  "constexprs": s["constexprs"], "perf": s.get("perf", [])}
         (out / "launch" / f"{name}.json").write_text(json.dumps(launch, sort_keys=True, indent=1) + "\n")
     manifest["notes"] = sorted(notes)
     (out / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1) + "\n")
@@ -421,6 +426,15 @@ def launch_yaml(launch, hidden_ptrs):
             vary = f", vary: [{a['vary'][0]}, {a['vary'][1]}]" if a.get("vary") else ""
             lines.append(f"  - {{name: {a['name']}, value: {fmt_num(a['value'])}, type: {a['type']}{vary}}}")
     lines += ["  - {pointer: null}"] * hidden_ptrs
+    if launch.get("perf"):
+        lines.append("perf:")
+        for p in launch["perf"]:
+            lines.append(f"  # source: {p['source']}")
+            entry = "  - {name: %s, grid: [%s]" % (p["name"], ", ".join(str(g) for g in p["grid"]))
+            for key in ("values", "counts"):
+                if p.get(key):
+                    entry += ", %s: {%s}" % (key, ", ".join(f"{k}: {fmt_num(v)}" for k, v in p[key].items()))
+            lines.append(entry + "}")
     return "\n".join(lines) + "\n"
 
 

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "corpus/index/corpus.h"
+#include "tests/support/corpus_files.h"
 #include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "search/moves/moves.h"
@@ -94,7 +95,9 @@ TEST(KernargHoistTest, EveryEditOnTheHipCorpusChecksCleanAndVerifiesEquivalent) 
       auto report = check::check_code_object(k1, opts);
       EXPECT_TRUE(report.clean()) << k.name << "\n" << e.diff() << report.to_text();
       auto backend = verify::make_emulator_backend(2);
-      verify::Reference ref(*backend, k0, {emu::load_launch_spec(k.spec)});
+      // The spec's small launches only: sampled perf runs at full size for every edit of every corpus
+      // kernel would take minutes (tests/verify/perf_verify_test.cpp covers them).
+      verify::Reference ref(*backend, k0, {emu::load_launch_spec(asmevo::testing::spec_without_perf(k.spec))});
       EXPECT_EQ(verify::verify_candidate(ref, k1).verdict, verify::Verdict::Equivalent) << k.name << "\n" << e.diff();
     }
   }

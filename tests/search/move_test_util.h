@@ -13,6 +13,7 @@
 #include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "corpus/index/corpus.h"
+#include "tests/support/corpus_files.h"
 #include "search/edit.h"
 #include "search/move.h"
 #include "support/error.h"
@@ -23,7 +24,9 @@ namespace asmevo::movetest {
 
 inline codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
 inline std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
-inline std::string hip_spec(const std::string& kernel) { return corpus::hip_spec(kernel); }
+// Without the spec's perf: list: moves are verified on the small adversarial launches (sampled perf
+// runs are covered by tests/verify/perf_verify_test.cpp).
+inline std::string hip_spec(const std::string& kernel) { return asmevo::testing::spec_without_perf(corpus::hip_spec(kernel)); }
 
 inline codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();
@@ -67,10 +70,13 @@ struct CorpusKernel {
   std::string path, kernel, spec, label;
 };
 
-// Every corpus kernel of `arch` with its spec (corpus/index/corpus.h).
+// Every corpus kernel of `arch` with its spec (corpus/index/corpus.h), without the spec's perf: list:
+// sampled perf runs at full size for every proposal on every corpus kernel would take minutes
+// (tests/verify/perf_verify_test.cpp covers them).
 inline std::vector<CorpusKernel> corpus_kernels(const std::string& arch = "gfx942") {
   std::vector<CorpusKernel> out;
-  for (const auto& k : corpus::kernels(arch)) out.push_back({k.code_object, k.name, k.spec, k.label()});
+  for (const auto& k : corpus::kernels(arch))
+    out.push_back({k.code_object, k.name, asmevo::testing::spec_without_perf(k.spec), k.label()});
   return out;
 }
 

@@ -26,6 +26,11 @@ namespace {
 
 std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
 std::string spec_path(const std::string& kernel) { return corpus::hip_spec(kernel); }
+// The spec the searches here run on: the corpus spec without its perf: list, so the fitness is the
+// first verification launch (modeling the real-size perf launch for every candidate is too slow for
+// a test; tests/search/perf_fitness_test.cpp covers fitness on perf launches). The final objects are
+// still verified against the full corpus spec, perf launches included.
+std::string search_spec(const std::string& kernel) { return asmevo::testing::spec_without_perf(spec_path(kernel)); }
 
 struct TempDir {
   fs::path path;
@@ -53,7 +58,7 @@ std::vector<uint8_t> padded_vector_add() {
   return rebuild::rebuild(p.listing(), "padded");
 }
 
-search::KernelJob job(const std::string& kernel) { return {kernel, spec_path(kernel), {emu::load_launch_spec(spec_path(kernel))}}; }
+search::KernelJob job(const std::string& kernel) { return {kernel, search_spec(kernel), {emu::load_launch_spec(search_spec(kernel))}}; }
 
 int64_t count(const std::string& db, const std::string& sql) {
   sqlite3* h = nullptr;
@@ -167,7 +172,7 @@ TEST(OptimizeTest, AKilledRunResumesWithEveryAcceptedResult) {
   TempDir dir;
   const std::string input = dir / "padded.co", output = dir / "out.co", db = dir / "out.sqlite";
   write_file_atomic(input, padded_vector_add());
-  const std::string args = input + " --launch " + spec_path("vector_add") + " -o " + output + " --budget 100000 --seed 3";
+  const std::string args = input + " --launch " + search_spec("vector_add") + " -o " + output + " --budget 100000 --seed 3";
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -202,7 +207,7 @@ TEST(OptimizeTest, AKilledRunResumesWithEveryAcceptedResult) {
   EXPECT_EQ(cli("optimize " + args, &out), 2) << out;
   EXPECT_NE(out.find("--resume"), std::string::npos) << out;
   // Resumed with a budget just above what was tried: it continues from the accepted candidates.
-  const std::string resume = input + " --launch " + spec_path("vector_add") + " -o " + output + " --seed 3 --resume --budget " +
+  const std::string resume = input + " --launch " + search_spec("vector_add") + " -o " + output + " --seed 3 --resume --budget " +
                              std::to_string(tried + 5);
   ASSERT_EQ(cli("optimize " + resume, &out), 0) << out;
   EXPECT_NE(out.find("resumed"), std::string::npos) << out;
@@ -221,7 +226,7 @@ TEST(OptimizeTest, OptimizesEveryKernelOfAFileWithASpec) {
   // output keeps both kernels and verifies EQUIVALENT for each.
   TempDir dir;
   std::string out;
-  ASSERT_EQ(cli("optimize " + hip("axpy.co") + " --launch " + spec_path("axpy_f32") + " --launch " + spec_path("axpy_f64") + " -o " +
+  ASSERT_EQ(cli("optimize " + hip("axpy.co") + " --launch " + search_spec("axpy_f32") + " --launch " + search_spec("axpy_f64") + " -o " +
                     (dir / "axpy.co") + " --budget 8 --proposers stochastic",
                 &out),
             0)
@@ -234,13 +239,13 @@ TEST(OptimizeTest, OptimizesEveryKernelOfAFileWithASpec) {
 
 TEST(OptimizeTest, MisuseIsAClearErrorThatCreatesNothing) {
   TempDir dir;
-  const std::string spec = " --launch " + spec_path("vector_add");
+  const std::string spec = " --launch " + search_spec("vector_add");
   struct Case {
     std::string args, expect;
   } cases[] = {
       {hip("vector_add.co") + spec + " -o " + hip("vector_add.co"), "overwrite the input"},
       {hip("vector_add.co") + spec + " --kernel nope -o " + (dir / "o.co"), "no kernel named nope"},
-      {hip("vector_add.co") + " --launch " + spec_path("relu_f32") + " -o " + (dir / "o.co"), "relu_f32"},
+      {hip("vector_add.co") + " --launch " + search_spec("relu_f32") + " -o " + (dir / "o.co"), "relu_f32"},
       {hip("vector_add.co") + spec + " --budget 0 -o " + (dir / "o.co"), "--time"},
       {hip("vector_add.co") + spec + " --proposers rules,llm -o " + (dir / "o.co"), "endpoint"},
       {hip("vector_add.co") + spec + " --min-gain 100 -o " + (dir / "o.co"), "--min-gain"},

@@ -637,3 +637,50 @@ TEST(StoreConcurrency, TwoWriterProcessesBothGetEveryWriteIn) {
   EXPECT_EQ(s.runs().size(), 2u);
   EXPECT_EQ(text_of(s.handle(), "PRAGMA integrity_check"), "ok");
 }
+
+// Perf launches (issue 14) added columns under the same schema version: a store written before them
+// still opens, read-only (the columns read as empty) and for writing (the columns are added).
+TEST(Store, PerfLaunchColumnsRoundTripAndOlderStoresStillOpen) {
+  TempDir d;
+  const std::string path = d.file("old.sqlite");
+  int64_t kid = 0;
+  {
+    Store s(path);
+    KernelRecord k = sample_kernel();
+    k.fitness = "geomean of modeled cycles on perf launches 'decode' (k.yaml:10), 'prefill' (k.yaml:11)";
+    k.perf_launches_json = asmevo::search::launches_json({{"decode", 100, 0.05}, {"prefill", 400, 0.2}});
+    kid = s.kernel(k).id;
+    CandidateRecord c = sample_candidate(kid, s.begin_run("test", 1, "{}"), std::nullopt, "{}");
+    c.launches_json = asmevo::search::launches_json({{"decode", 90, 0.045}, {"prefill", 390, 0.195}});
+    s.add_candidate(c);
+    s.set_final(kid, std::nullopt, "K0 kept", 200, 1.0, "{}", asmevo::search::launches_json({{"decode", 100, 0.05}}));
+    auto back = s.kernels().at(0);
+    EXPECT_EQ(back.fitness, k.fitness);
+    auto per = asmevo::search::parse_launches_json(back.perf_launches_json);
+    ASSERT_EQ(per.size(), 2u);
+    EXPECT_EQ(per[1].name, "prefill");
+    EXPECT_EQ(per[1].cycles, 400);
+    EXPECT_EQ(asmevo::search::parse_launches_json(s.candidates(kid).at(0).launches_json).at(0).cycles, 90);
+    EXPECT_EQ(asmevo::search::parse_launches_json(s.final_result(kid)->launches_json).size(), 1u);
+    // Make it a store of before perf launches.
+    for (const char* sql : {"ALTER TABLE kernels DROP COLUMN fitness", "ALTER TABLE kernels DROP COLUMN perf_launches",
+                            "ALTER TABLE candidates DROP COLUMN launches", "ALTER TABLE final DROP COLUMN launches"})
+      ASSERT_EQ(sqlite3_exec(s.handle(), sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(s.handle());
+  }
+  {
+    Store ro(path, Store::Access::kReadOnly);
+    ASSERT_EQ(ro.kernels().size(), 1u);
+    EXPECT_TRUE(ro.kernels()[0].fitness.empty());
+    EXPECT_TRUE(ro.candidates(kid).at(0).launches_json.empty());
+    EXPECT_TRUE(ro.final_result(kid)->launches_json.empty());
+  }
+  {
+    Store rw(path);
+    EXPECT_TRUE(rw.kernels().at(0).fitness.empty());
+    KernelRecord k2 = sample_kernel("other", "bb22");
+    k2.fitness = "modeled cycles on perf launch 'x' (k.yaml:9)";
+    rw.kernel(k2);
+    EXPECT_EQ(rw.kernels().at(1).fitness, k2.fitness);
+  }
+  EXPECT_TRUE(asmevo::search::parse_launches_json("not json").empty());
+}

@@ -20,6 +20,7 @@
 #include "timing/backend.h"
 #include "verify/verify.h"
 #include "corpus/index/corpus.h"
+#include "tests/support/corpus_files.h"
 
 using namespace asmevo;
 namespace fs = std::filesystem;
@@ -28,7 +29,9 @@ namespace {
 
 codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
 std::string hip(const std::string& file) { return corpus::hip_object("gfx942", file); }
-std::string spec(const std::string& kernel) { return corpus::hip_spec(kernel); }
+// The corpus spec without its perf: list: moves are verified on the small adversarial launches
+// (sampled perf runs are covered by tests/verify/perf_verify_test.cpp).
+std::string spec(const std::string& kernel) { return asmevo::testing::spec_without_perf(corpus::hip_spec(kernel)); }
 
 codeobj::CodeObject rebuilt(program::Program p, const std::string& name) {
   p.update_resources();
@@ -270,10 +273,12 @@ struct CorpusKernel {
   std::string object, kernel, spec;
 };
 
-// Every HIP gfx942 kernel with a launch spec and every Triton gfx942 kernel.
-std::vector<CorpusKernel> corpus_cases() {
+// Every HIP gfx942 kernel with a launch spec and every Triton gfx942 kernel, each with its spec's small
+// launches only (sampled perf runs at full size for every edit of every kernel would take minutes;
+// tests/verify/perf_verify_test.cpp covers them).
+std::vector<CorpusKernel> corpus_kernels() {
   std::vector<CorpusKernel> out;
-  for (const auto& k : corpus::kernels("gfx942")) out.push_back({k.code_object, k.name, k.spec});
+  for (const auto& k : corpus::kernels("gfx942")) out.push_back({k.code_object, k.name, asmevo::testing::spec_without_perf(k.spec)});
   return out;
 }
 
@@ -387,7 +392,7 @@ std::vector<std::string> narrow_form(const std::string& text) {
 TEST(WidenTest, CorpusSweepEveryEditIsSafeAndEquivalent) {
   // As compiled: every block of every corpus kernel; every proposed edit must be safe and
   // EQUIVALENT. The compilers already emit the wide forms, so little or nothing is expected here.
-  auto kernels = corpus_cases();
+  auto kernels = corpus_kernels();
   ASSERT_GE(kernels.size(), 40u);
   size_t edits = 0, changed = 0, faster = 0;
   for (const auto& c : kernels) {
@@ -416,7 +421,7 @@ TEST(WidenTest, CorpusNarrowedAndWidenedBack) {
   // must check clean (else it is skipped) and be EQUIVALENT; the move, block by block and on the
   // whole kernel, must give safe EQUIVALENT code; the modeled times say what widening is worth.
   size_t kernels = 0, skipped = 0, pieces = 0, merges = 0, identical = 0, faster = 0, edits = 0, merges_all = 0, faster_all = 0;
-  for (const auto& c : corpus_cases()) {
+  for (const auto& c : corpus_kernels()) {
     SCOPED_TRACE(c.kernel);
     auto k0 = load(c.object);
     auto p = program::Program::recover(k0);

@@ -100,6 +100,18 @@ std::filesystem::path scratch_dir(const std::string& area, const std::string& na
   return dir;
 }
 
+std::string spec_without_perf(const std::string& spec_path) {
+  std::ifstream in(spec_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  const size_t at = s.find("\nperf:");
+  if (at == std::string::npos) throw std::runtime_error(spec_path + " has no perf: section");
+  const auto out = scratch_dir("specs") / std::filesystem::path(spec_path).filename();
+  std::ofstream(out) << s.substr(0, at + 1);
+  return out.string();
+}
+
 std::string run_command(const std::string& cmd) {
   std::string out;
   FILE* p = ::popen(cmd.c_str(), "r");

@@ -34,4 +34,10 @@ std::filesystem::path scratch_dir(const std::string& area, const std::string& na
 // Runs a shell command, returns its standard output; fails the calling test on a non-zero exit.
 std::string run_command(const std::string& cmd);
 
+// A copy of a corpus launch spec without its perf: section (a v2 spec, whose perf launch is its first
+// verification launch), in scratch_dir("specs"): for tests of the search machinery, which cannot
+// afford to model the corpus's real-size perf launches for every candidate. Throws when the spec
+// has no perf: section (corpus specs end with it).
+std::string spec_without_perf(const std::string& spec_path);
+
 }  // namespace asmevo::testing

@@ -24,6 +24,12 @@ def argmax_kernel(logits_ptr, out_ptr, vocab, BLOCK: tl.constexpr):
 ROWS = 7
 VOCAB = 5000
 BLOCK = 1024
+PERF = [  # the launches these kernels run in practice (launch spec perf:), each with its source
+    dict(name='sample_b1', source='greedy sampling over the vocabulary at batch-1 decode (Llama-3-8B: hidden 4096, intermediate 14336, vocab 128256, 32 q / 8 kv heads x 128)',
+         grid=[1, 1, 1], values={'vocab': 128256}, counts={'logits': 128256, 'out': 1}),
+    dict(name='sample_b64', source='greedy sampling over the vocabulary at batch-64 decode (Llama-3-8B: hidden 4096, intermediate 14336, vocab 128256, 32 q / 8 kv heads x 128)',
+         grid=[64, 1, 1], values={'vocab': 128256}, counts={'logits': 8208384, 'out': 64}),
+]
 SPECS = [dict(
     fn=argmax_kernel,
     signature={"logits_ptr": "*fp32", "out_ptr": "*i32", "vocab": "i32", "BLOCK": "constexpr"},
@@ -35,4 +41,5 @@ SPECS = [dict(
         dict(name="out", buffer="i32", count=ROWS, output=True),
         dict(name="vocab", value=VOCAB, type="i32"),
     ],
+    perf=PERF,
 )]

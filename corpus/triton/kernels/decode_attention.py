@@ -38,6 +38,10 @@ def decode_attention_kernel(q_ptr, k_cache_ptr, v_cache_ptr, out_ptr, seq_lens_p
 
 
 B, H, HKV, D, MAX_SEQ = 3, 8, 2, 64, 100
+PERF = [  # the launches these kernels run in practice (launch spec perf:), each with its source
+    dict(name='decode_b64', source="batch-64 decode (the binary fixes 2 kv heads x 64, 8 q heads); sequence lengths come from the spec's init (1..100): a perf launch cannot raise them",
+         grid=[64, 8, 1], values={'max_seq': 100}, counts={'q': 32768, 'k_cache': 819200, 'v_cache': 819200, 'out': 32768, 'seq_lens': 64}),
+]
 SPECS = [dict(
     fn=decode_attention_kernel,
     signature={"q_ptr": "*fp16", "k_cache_ptr": "*fp16", "v_cache_ptr": "*fp16", "out_ptr": "*fp16",
@@ -55,4 +59,5 @@ SPECS = [dict(
         dict(name="sm_scale", value=0.125, type="f32"),
         dict(name="max_seq", value=MAX_SEQ, type="i32"),
     ],
+    perf=PERF,
 )]

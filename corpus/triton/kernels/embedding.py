@@ -17,6 +17,10 @@ T = 61
 VOCAB = 500
 DIM = 96
 BLOCK = 128
+PERF = [  # the launches these kernels run in practice (launch spec perf:), each with its source
+    dict(name='prefill_4k', source="4096-token prefill embedding lookup; dim 128 (the binary's BLOCK = 128 bounds it); token ids from the spec's init (500-row table)",
+         grid=[4096, 1, 1], values={'dim': 128}, counts={'ids': 4096, 'table': 64000, 'out': 524288}),
+]
 SPECS = [dict(
     fn=embedding_kernel,
     signature={"ids_ptr": "*i32", "table_ptr": "*fp16", "out_ptr": "*fp16", "dim": "i32", "BLOCK": "constexpr"},
@@ -30,4 +34,5 @@ SPECS = [dict(
         dict(name="out", buffer="f16", count=T * DIM, output=True),
         dict(name="dim", value=DIM, type="i32"),
     ],
+    perf=PERF,
 )]

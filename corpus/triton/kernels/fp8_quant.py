@@ -44,6 +44,7 @@ def _spec(fn, triton_fp8, buffer_fp8, fp8_max, archs, optional_archs):
         grid=[ROWS, 1, 1],
         archs=archs,                    # required targets
         optional_archs=optional_archs,  # tried, kept if Triton compiles them
+        perf=PERF,
         args=[
             dict(name="x", buffer="f16", count=ROWS * N_COLS, init={"normal": [0, 3]}),
             dict(name="out", buffer=buffer_fp8, count=ROWS * N_COLS, output=True),
@@ -53,6 +54,10 @@ def _spec(fn, triton_fp8, buffer_fp8, fp8_max, archs, optional_archs):
     )
 
 
+PERF = [  # the launches these kernels run in practice (launch spec perf:), each with its source
+    dict(name='prefill_4k', source="per-token FP8 quantization of a 4096-token prefill, hidden 1024 (the binary's BLOCK = 1024 bounds it; BERT-large/Qwen-class width)",
+         grid=[4096, 1, 1], values={'n_cols': 1024}, counts={'x': 4194304, 'out': 4194304, 'scale': 4096}),
+]
 SPECS = [
     _spec(fp8_quant_fnuz_kernel, "fp8e4b8", "fp8e4m3fnuz", 240.0, ["gfx942"], []),
     _spec(fp8_quant_fn_kernel, "fp8e4nv", "fp8e4m3fn", 448.0, ["gfx950"], ["gfx942"]),

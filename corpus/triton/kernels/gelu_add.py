@@ -19,6 +19,10 @@ def gelu_add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 N = 12345
 BLOCK = 512
+PERF = [  # the launches these kernels run in practice (launch spec perf:), each with its source
+    dict(name='decode_b64', source='GELU + add on a batch-64 decode MLP activation, 64 x 16384 (GPT-style 4 x 4096 intermediate)',
+         grid=[2048, 1, 1], values={'n': 1048576}, counts={'x': 1048576, 'y': 1048576, 'out': 1048576}),
+]
 SPECS = [dict(
     fn=gelu_add_kernel,
     signature={"x_ptr": "*fp16", "y_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32", "BLOCK": "constexpr"},
@@ -31,4 +35,5 @@ SPECS = [dict(
         dict(name="out", buffer="f16", count=N, output=True),
         dict(name="n", value=N, type="i32"),
     ],
+    perf=PERF,
 )]

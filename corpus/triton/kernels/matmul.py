@@ -37,6 +37,12 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 M, N, K = 100, 80, 144
 BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
+PERF = [  # the launches these kernels run in practice (launch spec perf:), each with its source
+    dict(name='decode_b64', source='batch-64 decode through a 4096 x 4096 projection (q/o projection; Llama-3-8B: hidden 4096, intermediate 14336, vocab 128256, 32 q / 8 kv heads x 128): M 64, N 4096, K 4096',
+         grid=[64, 1, 1], values={'M': 64, 'N': 4096, 'K': 4096, 'stride_am': 4096, 'stride_bk': 4096, 'stride_cm': 4096}, counts={'a': 262144, 'b': 16777216, 'c': 262144}),
+    dict(name='prefill_4k', source='4096-token prefill through the same projection: a 4096^3 GEMM (Llama-3-8B: hidden 4096, intermediate 14336, vocab 128256, 32 q / 8 kv heads x 128)',
+         grid=[4096, 1, 1], values={'M': 4096, 'N': 4096, 'K': 4096, 'stride_am': 4096, 'stride_bk': 4096, 'stride_cm': 4096}, counts={'a': 16777216, 'b': 16777216, 'c': 16777216}),
+]
 SPECS = [dict(
     fn=matmul_kernel,
     # Unit strides are constexpr and the others divisible by 16, as Triton's launcher specializes them.
@@ -61,4 +67,5 @@ SPECS = [dict(
         dict(name="stride_bk", value=N, type="i32"),
         dict(name="stride_cm", value=N, type="i32"),
     ],
+    perf=PERF,
 )]

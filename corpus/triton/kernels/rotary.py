@@ -34,6 +34,12 @@ HQ = 8
 HKV = 2
 D = 128
 MAX_POS = 64
+PERF = [  # the launches these kernels run in practice (launch spec perf:), each with its source
+    dict(name='decode_b64', source="NeoX rotary embedding at batch-64 decode, 32 q / 8 kv heads x 128 (Llama-3-8B: hidden 4096, intermediate 14336, vocab 128256, 32 q / 8 kv heads x 128); positions from the spec's init (0..63)",
+         grid=[64, 32, 1], values={'num_kv_heads': 8, 'q_token_stride': 4096, 'k_token_stride': 1024}, counts={'positions': 64, 'q': 262144, 'k': 65536}),
+    dict(name='prefill_4k', source='the same for a 4096-token prefill',
+         grid=[4096, 32, 1], values={'num_kv_heads': 8, 'q_token_stride': 4096, 'k_token_stride': 1024}, counts={'positions': 4096, 'q': 16777216, 'k': 4194304}),
+]
 SPECS = [dict(
     fn=rotary_kernel,
     signature={"positions_ptr": "*i64", "q_ptr": "*fp16", "k_ptr": "*fp16", "cos_sin_ptr": "*fp32",
@@ -51,4 +57,5 @@ SPECS = [dict(
         dict(name="q_token_stride", value=HQ * D, type="i32"),
         dict(name="k_token_stride", value=HKV * D, type="i32"),
     ],
+    perf=PERF,
 )]
