@@ -22,7 +22,8 @@ class DeviceMemory {
     uint64_t base = 0, size = 0;
     std::string name;
     bool writable = true;
-    std::unique_ptr<uint8_t[]> data;
+    uint8_t* host = nullptr;          // the bytes: `data`, or memory the caller owns (map_external)
+    std::unique_ptr<uint8_t[]> data;  // empty for external regions
   };
 
   // Well-known apertures (src_shared_base / src_private_base give their high 32 bits). Flat
@@ -45,6 +46,10 @@ class DeviceMemory {
   // Maps `size` bytes at exactly `base` (the loaded code object), first `init.size()` copied.
   void map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name, bool writable);
 
+  // Maps `size` bytes at exactly `base` onto `host`, which the caller owns and keeps alive for as long
+  // as this DeviceMemory: a program's own allocations (hip/), shared by every launch without copying.
+  void map_external(uint64_t base, uint64_t size, uint8_t* host, const std::string& name, bool writable);
+
   // Host pointer for [addr, addr+size) if it lies inside one region (writable if `write`), else nullptr.
   uint8_t* translate(uint64_t addr, uint64_t size, bool write = false) const {
     const Region* hint = last_;
@@ -59,7 +64,7 @@ class DeviceMemory {
       if (r) hint = r;
     }
     if (!r || addr - r->base + size > r->size || (write && !r->writable)) return nullptr;
-    return r->data.get() + (addr - r->base);
+    return r->host + (addr - r->base);
   }
   const Region* find(uint64_t addr) const;
   const Region* region(const std::string& name) const;
@@ -78,6 +83,8 @@ class DeviceMemory {
   const Region* last_ = nullptr;  // set when the first region is created; a hint only
   bool straddle_ = false;
   uint64_t place(uint64_t size, uint64_t lead, uint64_t align) const;  // address for an allocation
+  void add_region(uint64_t base, uint64_t size, uint8_t* host, std::unique_ptr<uint8_t[]> data, const std::string& name,
+                  bool writable);
   mutable std::unique_ptr<std::mutex[]> locks_;
 };
 
