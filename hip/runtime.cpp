@@ -125,7 +125,9 @@ uint64_t Runtime::allocate(uint64_t size, Allocation::Kind kind) {
 
 bool Runtime::release(uint64_t address, Allocation::Kind kind) {
   auto it = allocs_.find(address);
-  if (it == allocs_.end() || (it->second.kind == Allocation::Device) != (kind == Allocation::Device)) return false;
+  // hipFree frees device and managed memory, hipHostFree host memory.
+  auto freed_by = [](Allocation::Kind k) { return k == Allocation::Host ? Allocation::Host : Allocation::Device; };
+  if (it == allocs_.end() || freed_by(it->second.kind) != freed_by(kind)) return false;
   if (it->second.kind != Allocation::Device) munmap(it->second.host, round_up(std::max<uint64_t>(it->second.size, 1), 4096));
   allocs_.erase(it);
   return true;
