@@ -44,6 +44,7 @@ struct ArgSpec {
   uint64_t guard = 256;    // Buffer: canary bytes before and after it
   uint64_t align = 256;    // Buffer: device address alignment
   bool special = true;     // Buffer: edge values are mixed in for special input sets
+  std::string expect;      // Output / InOut: .npy the original kernel must produce (captured launches)
   std::string value;  // Value: the YAML scalar text
   int line = 0;       // 1-based line of this entry in the spec, for messages
   bool compared() const { return kind == Buffer && direction != Input; }

@@ -5,6 +5,7 @@
 
 #include "codeobj/kernel_descriptor.h"
 #include "hip/api.h"
+#include "hip/image.h"
 #include "support/file_io.h"
 
 using namespace asmevo;
@@ -14,36 +15,6 @@ namespace {
 
 Module* mod(hipModule_t m) { return reinterpret_cast<Module*>(m); }
 Function* fn(hipFunction_t f) { return reinterpret_cast<Function*>(f); }
-
-// The size of an in-memory image: a code object's ELF size from its section headers, or a bundle's.
-size_t image_size(const uint8_t* p) {
-  if (std::memcmp(p, "\x7f" "ELF", 4) == 0) {
-    uint64_t shoff;
-    uint16_t shentsize, shnum;
-    std::memcpy(&shoff, p + 0x28, 8), std::memcpy(&shentsize, p + 0x3a, 2), std::memcpy(&shnum, p + 0x3c, 2);
-    size_t end = shoff + static_cast<size_t>(shentsize) * shnum;
-    for (uint16_t i = 0; i < shnum; ++i) {  // sections may lie after the header table
-      const uint8_t* sh = p + shoff + static_cast<size_t>(i) * shentsize;
-      uint32_t type;
-      uint64_t off, size;
-      std::memcpy(&type, sh + 4, 4), std::memcpy(&off, sh + 0x18, 8), std::memcpy(&size, sh + 0x20, 8);
-      if (type != 8 /*SHT_NOBITS*/) end = std::max<size_t>(end, off + size);
-    }
-    return end;
-  }
-  if (std::memcmp(p, "__CLANG_OFFLOAD_BUNDLE__", 24) == 0) {
-    uint64_t count, pos = 32, end = 32;
-    std::memcpy(&count, p + 24, 8);
-    for (uint64_t i = 0; i < count; ++i) {
-      uint64_t off, size, idlen;
-      std::memcpy(&off, p + pos, 8), std::memcpy(&size, p + pos + 8, 8), std::memcpy(&idlen, p + pos + 16, 8);
-      pos += 24 + idlen;
-      end = std::max({end, off + size, pos});
-    }
-    return end;
-  }
-  throw Error("the image is neither an AMDGPU code object (ELF) nor a clang offload bundle", "hipModuleLoadData");
-}
 
 hipError_t launch_module(Runtime& rt, hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                          unsigned shared, void** params, void** extra) {
@@ -77,7 +48,7 @@ hipError_t hipModuleLoadData(hipModule_t* module, const void* image) {
   return call("hipModuleLoadData", hipErrorInvalidImage, [&](Runtime& rt) {
     if (!module || !image) return hipErrorInvalidValue;
     const auto* p = static_cast<const uint8_t*>(image);
-    std::vector<uint8_t> bytes(p, p + image_size(p));
+    std::vector<uint8_t> bytes(p, p + image_size(p, "hipModuleLoadData"));
     *module = reinterpret_cast<hipModule_t>(rt.load_module(std::move(bytes), "hipModuleLoadData image"));
     return hipSuccess;
   });

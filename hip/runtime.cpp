@@ -13,6 +13,7 @@
 
 #include "emu/dispatch.h"
 #include "emu/executor.h"
+#include "hip/image.h"
 #include "program/decoder.h"
 #include "rebuild/abi_diff.h"
 #include "support/content_hash.h"
@@ -79,6 +80,8 @@ Runtime::Runtime() {
   if (p != reinterpret_cast<void*>(kDeviceHeapBase))
     warn(fmt::format("could not reserve the device address range 0x{:x}+0x{:x} in this process; device pointers may alias host memory",
                      kDeviceHeapBase, kDeviceHeapSize));
+  if (const char* sm = std::getenv("ASMEVO_HIP_SUMMARY"); sm && *sm && std::string(sm) != "0")
+    std::atexit([] { Runtime::get().print_summary(); });
   device_next_ = kDeviceHeapBase;
   device_end_ = kDeviceHeapBase + kDeviceHeapSize;
   log(fmt::format("libasmevo_hip: device {} ({}), emulator threads {}, timing model {}{}", device_->name, device_->gcn_arch_name,
@@ -87,6 +90,18 @@ Runtime::Runtime() {
 }
 
 Runtime::~Runtime() = default;
+
+void Runtime::print_summary() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string t = fmt::format("per-kernel summary (times MODELED by asmevo-model {} {}, not measured):\n", device_->name,
+                              device_->gcn_arch_name);
+  t += fmt::format("  {:>8} {:>14} {:>12}  {}\n", "launches", "modeled us", "us/launch", "kernel");
+  for (const auto& [name, st] : stats_)
+    t += fmt::format("  {:>8} {:>14.3f} {:>12.3f}  {}{}\n", st.launches, st.modeled_us, st.modeled_us / st.launches, name,
+                     st.replaced_by.empty() ? "" : "  [replaced: " + st.replaced_by + "]");
+  std::fprintf(stderr, "[asmevo-hip] %s", t.c_str());
+  if (log_ && !log_is_stderr_) std::fprintf(log_, "[asmevo-hip] %s", t.c_str()), std::fflush(log_);
+}
 
 void Runtime::log(const std::string& line) {
   if (!log_) return;
@@ -176,20 +191,7 @@ FatBinary* Runtime::register_fat_binary(const void* wrapper) {
   auto fb = std::make_unique<FatBinary>();
   fb->where = fmt::format("fat binary at {}", static_cast<const void*>(w->binary));
   const uint8_t* b = w->binary;
-  std::span<const uint8_t> head(b, 64);
-  if (codeobj::is_compressed_offload_bundle(head))
-    throw Error("compressed offload bundle (CCOB): not supported", fb->where, "build without --offload-compress");
-  if (!codeobj::is_offload_bundle(head)) throw Error("the fat binary is not a clang offload bundle", fb->where);
-  // The bundle's size is the end of its last entry (header: magic, count, then per entry offset, size, id).
-  uint64_t count;
-  std::memcpy(&count, b + 24, 8);
-  uint64_t end = 32, pos = 32;
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t off, size, idlen;
-    std::memcpy(&off, b + pos, 8), std::memcpy(&size, b + pos + 8, 8), std::memcpy(&idlen, b + pos + 16, 8);
-    pos += 24 + idlen;
-    end = std::max({end, off + size, pos});
-  }
+  size_t end = image_size(b, fb->where);
   fb->entries = codeobj::extract_code_objects(std::span<const uint8_t>(b, end), fb->where);
   FatBinary* raw = fb.get();
   fat_binaries_.push_back(std::move(fb));

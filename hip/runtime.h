@@ -120,6 +120,8 @@ class Runtime {
   void log(const std::string& line);
   void warn(const std::string& line);  // always to stderr, and to the log
   std::map<std::string, KernelStats>& kernel_stats() { return stats_; }
+  // Per kernel: launches and MODELED time (ASMEVO_HIP_SUMMARY=1 prints it at exit; asmevo exec sets it).
+  void print_summary();
   ~Runtime();
 
  private:
