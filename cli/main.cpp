@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/deploy.h"
 #include "cli/disasm.h"
 #include "cli/exec.h"
 #include "cli/inspect.h"
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
   asmevo::cli::CaptureOptions capture;
   auto* cmd_capture = asmevo::cli::add_capture_command(app, capture);
 
+  asmevo::cli::DeployOptions deploy;
+  auto cmd_deploy = asmevo::cli::add_deploy_command(app, deploy);
+
   asmevo::cli::CoverageOptions coverage;
   auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
   cmd_cov->add_option("files", coverage.files, "code objects");
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
     if (*cmd_verify) return asmevo::cli::run_verify(verify);
     if (*cmd_spec) return asmevo::cli::run_spec(spec);
     if (*cmd_exec) return asmevo::cli::run_exec(exec);
+    if (*cmd_deploy.deploy) return asmevo::cli::run_deploy(cmd_deploy, deploy);
     if (*cmd_capture) return asmevo::cli::run_capture(capture);
     if (*cmd_optimize) {
       std::string command_line = "asmevo";
