@@ -18,6 +18,7 @@ struct VerifyCommandOptions {
   bool json = false, no_static = false, all_runs = true;
   unsigned threads = 0;
   size_t max_mismatches = 10;
+  std::string backend = "emulator", hip_library;  // --backend hip: a HIP runtime (docs/hip.md)
 };
 
 CLI::App* add_verify_command(CLI::App& app, VerifyCommandOptions& opts);
