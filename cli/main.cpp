@@ -4,7 +4,9 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/deploy.h"
 #include "cli/disasm.h"
+#include "cli/exec.h"
 #include "cli/inspect.h"
 #include "cli/run.h"
 #include "cli/abi_diff.h"
@@ -78,6 +80,14 @@ int main(int argc, char** argv) {
   asmevo::cli::ReportOptions report;
   auto* cmd_report = asmevo::cli::add_report_command(app, report);
 
+  asmevo::cli::ExecOptions exec;
+  auto* cmd_exec = asmevo::cli::add_exec_command(app, exec);
+  asmevo::cli::CaptureOptions capture;
+  auto* cmd_capture = asmevo::cli::add_capture_command(app, capture);
+
+  asmevo::cli::DeployOptions deploy;
+  auto cmd_deploy = asmevo::cli::add_deploy_command(app, deploy);
+
   asmevo::cli::CoverageOptions coverage;
   auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
   cmd_cov->add_option("files", coverage.files, "code objects");
@@ -104,6 +114,9 @@ int main(int argc, char** argv) {
     if (*cmd_roundtrip) return asmevo::cli::run_roundtrip(roundtrip);
     if (*cmd_verify) return asmevo::cli::run_verify(verify);
     if (*cmd_spec) return asmevo::cli::run_spec(spec);
+    if (*cmd_exec) return asmevo::cli::run_exec(exec);
+    if (*cmd_deploy.deploy) return asmevo::cli::run_deploy(cmd_deploy, deploy);
+    if (*cmd_capture) return asmevo::cli::run_capture(capture);
     if (*cmd_optimize) {
       std::string command_line = "asmevo";
       for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];

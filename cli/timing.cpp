@@ -3,6 +3,7 @@
 // Both model the spec's perf launches (docs/emulator.md "Launch spec"): `time` every one of them
 // (or --perf NAME), `profile` the first (or --perf NAME); every figure names its launch.
 #include "cli/timing.h"
+#include "verify/hip_backend.h"
 
 #include <fmt/format.h>
 #include <cmath>
@@ -76,6 +77,11 @@ CLI::App* add_time_command(CLI::App& app, TimingOptions& o) {
   auto* cmd = app.add_subcommand("time", "Modeled time of one kernel launch (cycle-approximate model, docs/timing.md)");
   add_common(cmd, o);
   cmd->add_flag("--json", o.json, "machine-readable summary (schema asmevo.time/1 for one launch, asmevo.time.launches/1 for several)");
+  cmd->add_option("--backend", o.backend, "model (default) or hip: time with HIP events on a HIP runtime (docs/hip.md)")
+      ->check(CLI::IsMember({"model", "hip"}));
+  cmd->add_option("--hip-library", o.hip_library, "with --backend hip: the runtime to dlopen (default $ASMEVO_HIP_LIBRARY or libamdhip64.so.5)");
+  cmd->add_option("--warmup", o.warmup, "with --backend hip: untimed launches first (default 3)");
+  cmd->add_option("--repetitions", o.repetitions, "with --backend hip: timed launches, median reported (default 20)");
   return cmd;
 }
 
@@ -91,6 +97,16 @@ CLI::App* add_profile_command(CLI::App& app, TimingOptions& o) {
 int run_time(const TimingOptions& o) {
   Loaded l = load(o);
   std::vector<emu::LaunchSpec> runs = chosen_launches(o, l.spec, true);
+  if (o.backend == "hip") {  // the first chosen launch (the perf launch, or the one --perf names)
+    verify::HipTiming t = verify::time_with_hip(l.co, l.kernel->name, runs.front(), o.warmup, o.repetitions, o.hip_library);
+    std::cout << fmt::format(
+        "{} on {} [{}] -- MEASURED with HIP events by the runtime {}\n  median {:.3f} us (min {:.3f}, max {:.3f}) over {} runs after {} "
+        "warm-up, L2/MALL flushed before each\n  device clock {} MHz (peak, hipDeviceAttributeClockRate); power mode {}\n"
+        "  (on libasmevo_hip these are that runtime's MODELED times, measured through the same API)\n",
+        l.kernel->name, t.device_arch, o.file, t.runtime, t.median_us, t.min_us, t.max_us, t.repetitions, t.warmup, t.clock_khz / 1000,
+        t.power_mode);
+    return kExitOk;
+  }
   std::vector<nlohmann::json> jsons;
   double log_cycles = 0, log_us = 0;
   std::string text;

@@ -12,6 +12,8 @@ struct TimingOptions {
   bool json = false;
   unsigned windows = 5;       // profile: hot windows shown
   unsigned window_length = 64;
+  std::string backend = "model", hip_library;  // time --backend hip: HIP events (docs/hip.md)
+  unsigned warmup = 3, repetitions = 20;
 };
 CLI::App* add_time_command(CLI::App& app, TimingOptions& opts);
 CLI::App* add_profile_command(CLI::App& app, TimingOptions& opts);

@@ -1,4 +1,5 @@
 #include "cli/verify.h"
+#include "verify/hip_backend.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -27,6 +28,9 @@ CLI::App* add_verify_command(CLI::App& app, VerifyCommandOptions& o) {
   cmd->add_option("--regressions", o.regressions, "also run every saved counterexample in this folder (*/spec.yaml)");
   cmd->add_option("--counterexamples", o.counterexamples, "save every input set that exposes a difference into this folder");
   cmd->add_flag("--json", o.json, "machine-readable report (schema asmevo.verify/1)");
+  cmd->add_option("--backend", o.backend, "emulator (default) or hip: run K0 and K1 on a HIP runtime (dlopen libamdhip64; docs/hip.md)")
+      ->check(CLI::IsMember({"emulator", "hip"}));
+  cmd->add_option("--hip-library", o.hip_library, "with --backend hip: the runtime to dlopen (default $ASMEVO_HIP_LIBRARY or libamdhip64.so.5)");
   cmd->add_flag("--no-static", o.no_static, "skip the static safety checks (not recommended)");
   cmd->add_option("--threads", o.threads, "emulator worker threads (0: all cores); verdicts do not depend on it");
   cmd->add_option("--max-mismatches", o.max_mismatches, "mismatches to list (all are counted)");
@@ -102,7 +106,7 @@ int run_verify(const VerifyCommandOptions& o) {
         specs.push_back(std::move(s));
       }
     }
-    auto backend = verify::make_emulator_backend(o.threads);
+    auto backend = o.backend == "hip" ? verify::make_hip_backend(o.hip_library) : verify::make_emulator_backend(o.threads);
     verify::Reference ref(*backend, k0, specs, vo);
     report = verify::verify_candidate(ref, k1, vo);
     if (o.prove) proof = prove_candidate(k0, k1, specs.at(0).kernel, o.prove_timeout_ms);

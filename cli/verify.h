@@ -20,6 +20,7 @@ struct VerifyCommandOptions {
   size_t max_mismatches = 10;
   bool prove = false;           // also prove the changed window equivalent (prove/, docs/prove.md)
   unsigned prove_timeout_ms = 10000;
+  std::string backend = "emulator", hip_library;  // --backend hip: a HIP runtime (docs/hip.md)
 };
 
 CLI::App* add_verify_command(CLI::App& app, VerifyCommandOptions& opts);

@@ -27,7 +27,7 @@ std::span<uint8_t> Launch::guarded_region(const BufferArg& b) const {
   if (b.bytes == 0 && b.guard == 0) return {};  // an empty region: nothing to find
   const DeviceMemory::Region* r = mem.find(b.address - b.guard);
   if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
-  return {r->data.get(), b.bytes + 2 * b.guard};
+  return {r->host, b.bytes + 2 * b.guard};
 }
 std::span<uint8_t> Launch::contents(const BufferArg& b) const { return guarded_region(b).subspan(b.guard, b.bytes); }
 std::span<uint8_t> Launch::guard_before(const BufferArg& b) const { return guarded_region(b).subspan(0, b.guard); }
@@ -41,14 +41,18 @@ std::optional<int64_t> Launch::first_broken_guard(const BufferArg& b) const {
   return std::nullopt;
 }
 
-std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
-                                       const LaunchSpec& spec, unsigned scratch_slots, bool straddle_4g) {
+namespace {
+
+// Checks the shape against the kernel and the processor and fills the Launch's shape fields;
+// `grid` counts workgroups.
+std::unique_ptr<Launch> begin_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
+                                     const std::array<uint32_t, 3>& grid, const std::array<uint32_t, 3>& block,
+                                     uint32_t dynamic_lds, const std::string& at) {
   auto L = std::make_unique<Launch>();
   L->co = &co;
   L->kernel = &kernel;
   L->md = co.kernel_metadata(kernel);
   const auto& kd = kernel.kd;
-  const std::string at = spec.path;
   if (!L->md) throw Error("kernel " + kernel.name + " has no metadata; the emulator needs its argument layout", co.elf().name());
   const auto* arch = codeobj::arch_params(co.target().arch);
   if (!arch) throw Error("the emulator models gfx90a, gfx942 and gfx950 only, not " + co.target().str(), co.elf().name());
@@ -70,10 +74,10 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
   // Shape.
   unsigned wg_items = 1;
   for (int d = 0; d < 3; ++d) {
-    L->block[d] = spec.block[d];
-    L->grid_items[d] = spec.grid[d] * spec.block[d];
-    L->num_groups[d] = spec.grid[d];
-    wg_items *= spec.block[d];
+    L->block[d] = block[d];
+    L->grid_items[d] = grid[d] * block[d];
+    L->num_groups[d] = grid[d];
+    wg_items *= block[d];
   }
   if (wg_items > arch->max_workgroup_size)
     throw Error(fmt::format("block has {} work-items; at most {} are allowed", wg_items, arch->max_workgroup_size), at);
@@ -83,19 +87,21 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
                 at);
   if (L->md->reqd_workgroup_size) {
     auto r = *L->md->reqd_workgroup_size;
-    if (r[0] != spec.block[0] || r[1] != spec.block[1] || r[2] != spec.block[2])
+    if (r[0] != block[0] || r[1] != block[1] || r[2] != block[2])
       throw Error(fmt::format("block must be [{}, {}, {}] (.reqd_workgroup_size)", r[0], r[1], r[2]), at);
   }
   L->waves_per_group = (wg_items + 63) / 64;
-  L->dynamic_lds = spec.dynamic_lds;
-  L->lds_bytes = kd.group_segment_fixed_size + spec.dynamic_lds;
+  L->dynamic_lds = dynamic_lds;
+  L->lds_bytes = kd.group_segment_fixed_size + dynamic_lds;
   if (L->lds_bytes > arch->lds_bytes_per_cu)
     throw Error(fmt::format("the workgroup needs {} bytes of LDS ({} static + {} dynamic); {} has {}", L->lds_bytes,
-                            kd.group_segment_fixed_size, spec.dynamic_lds, arch->name, arch->lds_bytes_per_cu),
+                            kd.group_segment_fixed_size, dynamic_lds, arch->name, arch->lds_bytes_per_cu),
                 at);
+  return L;
+}
 
-  DeviceMemory& mem = L->mem;
-  // The code object's loadable segments (code, read-only data, globals) at kCodeBase + vaddr.
+// The code object's loadable segments (code, read-only data, globals) at kCodeBase + vaddr.
+void map_code_object(DeviceMemory& mem, const codeobj::CodeObject& co) {
   for (const auto& seg : co.elf().segments()) {
     if (seg.type != 1 /*PT_LOAD*/ || seg.mem_size == 0) continue;
     std::span<const uint8_t> init;
@@ -103,7 +109,73 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
     if (seg.offset < img.size()) init = std::span<const uint8_t>(img).subspan(seg.offset, std::min<uint64_t>(seg.file_size, img.size() - seg.offset));
     mem.map_at(kCodeBase + seg.vaddr, seg.mem_size, init, fmt::format("code object segment 0x{:x}", seg.vaddr), (seg.flags & 2) != 0);
   }
+}
 
+// The AQL packet, queue and scratch, the hidden arguments into `kernarg` (explicit ones already in
+// place), and the kernarg segment itself.
+void finish_launch(Launch* L, const codeobj::Kernel& kernel, std::vector<uint8_t>& kernarg, unsigned scratch_slots) {
+  DeviceMemory& mem = L->mem;
+  const auto& kd = kernel.kd;
+  // AQL packet (hsa_kernel_dispatch_packet_t), queue, scratch.
+  L->queue_addr = mem.allocate(256, "queue (amd_queue_t, zeroed)", 64, false);
+  L->packet_addr = mem.allocate(64, "AQL dispatch packet", 64, false);
+  L->scratch_per_lane = kd.private_segment_fixed_size;
+  L->scratch_slots = std::max(1u, scratch_slots);
+  L->scratch_slot_bytes = static_cast<uint64_t>(L->scratch_per_lane) * 64 * L->waves_per_group;
+  if (L->scratch_slot_bytes)
+    L->scratch_addr = mem.allocate(L->scratch_slot_bytes * L->scratch_slots, "scratch", 256);
+  {
+    std::vector<uint8_t> p(64, 0);
+    unsigned dims = L->grid_items[2] > 1 ? 3 : L->grid_items[1] > 1 ? 2 : 1;
+    put(p, 0, 2 /*HSA_PACKET_TYPE_KERNEL_DISPATCH*/, 2);
+    put(p, 2, dims, 2);
+    for (int d = 0; d < 3; ++d) put(p, 4 + 2 * d, L->block[d], 2);
+    for (int d = 0; d < 3; ++d) put(p, 12 + 4 * d, L->grid_items[d], 4);
+    put(p, 24, L->scratch_per_lane, 4);
+    put(p, 28, L->lds_bytes, 4);
+    put(p, 32, kCodeBase + kernel.kd_address, 8);
+    // kernarg address filled below
+    L->kernarg_addr = mem.allocate(kernarg.size(), "kernarg segment", 64, false);
+    put(p, 40, L->kernarg_addr, 8);
+    std::memcpy(mem.bytes(L->packet_addr).data(), p.data(), 64);
+  }
+  // Hidden arguments (code object v4/v5: AMDGPUUsage "Kernel Argument Metadata Map").
+  bool uniform_required = L->md->uniform_work_group_size;
+  for (const auto& m : L->md->args) {
+    if (!m.is_hidden()) continue;
+    const std::string& k = m.value_kind;
+    auto dim = [&](const char* prefix) -> int {
+      if (k.rfind(prefix, 0) != 0) return -1;
+      char c = k.back();
+      return c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : -1;
+    };
+    uint64_t v = 0;
+    if (int d = dim("hidden_block_count_"); d >= 0) v = L->num_groups[d];
+    else if (int d2 = dim("hidden_group_size_"); d2 >= 0) v = L->block[d2];
+    else if (int d3 = dim("hidden_remainder_"); d3 >= 0) v = L->grid_items[d3] % L->block[d3];
+    else if (dim("hidden_global_offset_") >= 0) v = 0;
+    else if (k == "hidden_grid_dims") v = (L->grid_items[2] > 1) ? 3 : (L->grid_items[1] > 1) ? 2 : 1;
+    else if (k == "hidden_dynamic_lds_size") v = L->dynamic_lds;
+    else if (k == "hidden_private_base") v = DeviceMemory::kPrivateAperture >> 32;
+    else if (k == "hidden_shared_base") v = DeviceMemory::kSharedAperture >> 32;
+    else if (k == "hidden_queue_ptr") v = L->queue_addr;
+    // hidden_printf_buffer, hidden_hostcall_buffer, hidden_default_queue, hidden_completion_action,
+    // hidden_multigrid_sync_arg, hidden_heap_v1, hidden_none: null (a kernel that uses them faults).
+    put(kernarg, m.offset, v, m.size);
+  }
+  (void)uniform_required;  // grid from the spec is whole workgroups: always uniform
+  std::memcpy(mem.bytes(L->kernarg_addr).data(), kernarg.data(), kernarg.size());
+}
+
+}  // namespace
+
+std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
+                                       const LaunchSpec& spec, unsigned scratch_slots, bool straddle_4g) {
+  const std::string at = spec.path;
+  auto L = begin_launch(co, kernel, spec.grid, spec.block, spec.dynamic_lds, at);
+  DeviceMemory& mem = L->mem;
+  const auto& kd = kernel.kd;
+  map_code_object(mem, co);
   mem.straddle_4g_boundaries(straddle_4g);  // after the code object, which sits at its fixed address
   // Explicit arguments.
   std::vector<const codeobj::KernelArg*> explicit_args;
@@ -145,55 +217,27 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
       put(kernarg, m.offset, scalar_bits(spec, i), m.size);
     }
   }
-  // AQL packet (hsa_kernel_dispatch_packet_t), queue, scratch.
-  L->queue_addr = mem.allocate(256, "queue (amd_queue_t, zeroed)", 64, false);
-  L->packet_addr = mem.allocate(64, "AQL dispatch packet", 64, false);
-  L->scratch_per_lane = kd.private_segment_fixed_size;
-  L->scratch_slots = std::max(1u, scratch_slots);
-  L->scratch_slot_bytes = static_cast<uint64_t>(L->scratch_per_lane) * 64 * L->waves_per_group;
-  if (L->scratch_slot_bytes)
-    L->scratch_addr = mem.allocate(L->scratch_slot_bytes * L->scratch_slots, "scratch", 256);
-  {
-    std::vector<uint8_t> p(64, 0);
-    unsigned dims = spec.grid[2] * spec.block[2] > 1 ? 3 : spec.grid[1] * spec.block[1] > 1 ? 2 : 1;
-    put(p, 0, 2 /*HSA_PACKET_TYPE_KERNEL_DISPATCH*/, 2);
-    put(p, 2, dims, 2);
-    for (int d = 0; d < 3; ++d) put(p, 4 + 2 * d, L->block[d], 2);
-    for (int d = 0; d < 3; ++d) put(p, 12 + 4 * d, L->grid_items[d], 4);
-    put(p, 24, L->scratch_per_lane, 4);
-    put(p, 28, L->lds_bytes, 4);
-    put(p, 32, kCodeBase + kernel.kd_address, 8);
-    // kernarg address filled below
-    L->kernarg_addr = mem.allocate(kernarg.size(), "kernarg segment", 64, false);
-    put(p, 40, L->kernarg_addr, 8);
-    std::memcpy(mem.bytes(L->packet_addr).data(), p.data(), 64);
-  }
-  // Hidden arguments (code object v4/v5: AMDGPUUsage "Kernel Argument Metadata Map").
-  bool uniform_required = L->md->uniform_work_group_size;
-  for (const auto& m : L->md->args) {
-    if (!m.is_hidden()) continue;
-    const std::string& k = m.value_kind;
-    auto dim = [&](const char* prefix) -> int {
-      if (k.rfind(prefix, 0) != 0) return -1;
-      char c = k.back();
-      return c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : -1;
-    };
-    uint64_t v = 0;
-    if (int d = dim("hidden_block_count_"); d >= 0) v = L->num_groups[d];
-    else if (int d2 = dim("hidden_group_size_"); d2 >= 0) v = L->block[d2];
-    else if (int d3 = dim("hidden_remainder_"); d3 >= 0) v = L->grid_items[d3] % L->block[d3];
-    else if (dim("hidden_global_offset_") >= 0) v = 0;
-    else if (k == "hidden_grid_dims") v = (L->grid_items[2] > 1) ? 3 : (L->grid_items[1] > 1) ? 2 : 1;
-    else if (k == "hidden_dynamic_lds_size") v = L->dynamic_lds;
-    else if (k == "hidden_private_base") v = DeviceMemory::kPrivateAperture >> 32;
-    else if (k == "hidden_shared_base") v = DeviceMemory::kSharedAperture >> 32;
-    else if (k == "hidden_queue_ptr") v = L->queue_addr;
-    // hidden_printf_buffer, hidden_hostcall_buffer, hidden_default_queue, hidden_completion_action,
-    // hidden_multigrid_sync_arg, hidden_heap_v1, hidden_none: null (a kernel that uses them faults).
-    put(kernarg, m.offset, v, m.size);
-  }
-  (void)uniform_required;  // grid from the spec is whole workgroups: always uniform
-  std::memcpy(mem.bytes(L->kernarg_addr).data(), kernarg.data(), kernarg.size());
+  finish_launch(L.get(), kernel, kernarg, scratch_slots);
+  return L;
+}
+
+std::unique_ptr<Launch> prepare_raw_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel, const RawLaunch& raw,
+                                           unsigned scratch_slots) {
+  const std::string at = "launch of " + kernel.name;
+  auto L = begin_launch(co, kernel, raw.grid, raw.block, raw.dynamic_lds, at);
+  for (const auto& r : raw.memory) L->mem.map_external(r.base, r.size, r.host, r.name, r.writable);
+  if (raw.map_code_object) map_code_object(L->mem, co);
+  uint64_t ksize = std::max<uint64_t>({kernel.kd.kernarg_size, L->md->kernarg_segment_size, 1});
+  std::vector<uint8_t> kernarg((ksize + 255) / 256 * 256, 0);
+  uint64_t explicit_end = 0;
+  for (const auto& a : L->md->args)
+    if (!a.is_hidden()) explicit_end = std::max(explicit_end, a.offset + a.size);
+  if (raw.explicit_kernarg.size() < explicit_end)
+    throw Error(fmt::format("{} bytes of explicit arguments given; kernel {} needs {}", raw.explicit_kernarg.size(), kernel.name,
+                            explicit_end),
+                at);
+  std::memcpy(kernarg.data(), raw.explicit_kernarg.data(), std::min<uint64_t>(explicit_end, kernarg.size()));
+  finish_launch(L.get(), kernel, kernarg, scratch_slots);
   return L;
 }
 

@@ -94,6 +94,26 @@ WaveSetup wave_setup(const Launch& launch);
 // The MODE register a wave of this kernel starts with (float rounding/denormal modes, clamp, IEEE).
 uint32_t initial_mode_bits(const codeobj::KernelDescriptor& kd);
 
+// A launch as a program makes it (hip/): the program's own memory, mapped without copying and shared
+// between launches, and the explicit arguments as raw kernarg bytes (at their metadata offsets);
+// hidden arguments, the AQL packet, queue and scratch are added as for prepare_launch.
+struct RawLaunch {
+  struct Region {
+    uint64_t base = 0, size = 0;
+    uint8_t* host = nullptr;  // owned by the caller; must outlive the Launch
+    std::string name;
+    bool writable = true;
+  };
+  std::array<uint32_t, 3> grid{1, 1, 1};   // workgroups
+  std::array<uint32_t, 3> block{1, 1, 1};  // work-items per workgroup
+  uint32_t dynamic_lds = 0;
+  std::vector<uint8_t> explicit_kernarg;   // at least up to the end of the last explicit argument
+  std::vector<Region> memory;
+  bool map_code_object = true;  // false: `memory` holds the code object's segments at kCodeBase + vaddr
+};
+std::unique_ptr<Launch> prepare_raw_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel, const RawLaunch& raw,
+                                           unsigned scratch_slots);
+
 // Initial state of wave `wave_index` of workgroup `wg` (running in scratch slot `slot`); `setup` is
 // wave_setup(launch).
 void init_wave(const Launch& launch, const WaveSetup& setup, const Program& program, Wave& w,

@@ -245,7 +245,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
     if (!n.IsMap()) c.fail(n, "each argument must be a mapping");
     if (n["name"]) a.name = c.as<std::string>(n["name"], "name");
     if (n["buffer"]) {
-      c.only_keys(n, {"name", "buffer", "count", "init", "output", "inout", "compare", "guard", "align", "special"},
+      c.only_keys(n, {"name", "buffer", "count", "init", "output", "inout", "compare", "guard", "align", "special", "expect"},
                   "a buffer argument");
       a.kind = ArgSpec::Buffer;
       a.dtype = c.as<std::string>(n["buffer"], "buffer");
@@ -273,6 +273,11 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
           c.fail(n["align"], "align must be a power of two between 1 and 65536");
       }
       if (n["special"]) a.special = c.as<bool>(n["special"], "special");
+      if (n["expect"]) {
+        if (a.direction == ArgSpec::Input) c.fail(n["expect"], "expect applies to output and inout buffers");
+        std::filesystem::path p = c.as<std::string>(n["expect"], "expect");
+        a.expect = p.is_relative() && c.path != "<string>" ? (std::filesystem::path(c.path).parent_path() / p).string() : p.string();
+      }
     } else if (n["value"]) {
       c.only_keys(n, {"name", "value", "type", "vary"}, "a value argument");
       a.kind = ArgSpec::Value;

@@ -48,6 +48,7 @@ struct ArgSpec {
   uint64_t guard = 256;    // Buffer: canary bytes before and after it
   uint64_t align = 256;    // Buffer: device address alignment
   bool special = true;     // Buffer: edge values are mixed in for special input sets
+  std::string expect;      // Output / InOut: .npy the original kernel must produce (captured launches)
   std::string value;  // Value: the YAML scalar text
   // Value (integers): `vary: [lo, hi]`, values verify may also launch with (every buffer is large
   // enough for all of them): boundary launches at lo, hi and around multiples of the block size.

@@ -34,6 +34,18 @@ uint64_t DeviceMemory::allocate_guarded(uint64_t size, uint64_t guard, const std
 
 DeviceMemory::Region& DeviceMemory::map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name,
                           bool writable) {
+  auto data = std::make_unique<uint8_t[]>(std::max<uint64_t>(size, 1));
+  if (!init.empty()) std::memcpy(data.get(), init.data(), std::min<uint64_t>(init.size(), size));
+  uint8_t* host = data.get();
+  return add_region(base, size, host, std::move(data), name, writable);
+}
+
+void DeviceMemory::map_external(uint64_t base, uint64_t size, uint8_t* host, const std::string& name, bool writable) {
+  add_region(base, size, host, nullptr, name, writable);
+}
+
+DeviceMemory::Region& DeviceMemory::add_region(uint64_t base, uint64_t size, uint8_t* host, std::unique_ptr<uint8_t[]> data,
+                              const std::string& name, bool writable) {
   uint64_t alloc = std::max<uint64_t>(size, 1);
   for (const auto& r : regions_)
     if (base < r->base + r->size && r->base < base + alloc)
@@ -43,8 +55,8 @@ DeviceMemory::Region& DeviceMemory::map_at(uint64_t base, uint64_t size, std::sp
   r->size = size;
   r->name = name;
   r->writable = writable;
-  r->data.reset(new uint8_t[alloc]());
-  if (!init.empty()) std::memcpy(r->data.get(), init.data(), std::min<uint64_t>(init.size(), size));
+  r->host = host;
+  r->data = std::move(data);
   Region& made = *r;
   regions_.push_back(std::move(r));
   std::sort(regions_.begin(), regions_.end(), [](const auto& a, const auto& b) { return a->base < b->base; });
@@ -86,7 +98,7 @@ const DeviceMemory::Region* DeviceMemory::region(const std::string& name) const 
 std::span<uint8_t> DeviceMemory::bytes(uint64_t base) const {
   const Region* r = find(base);
   if (!r || r->base != base) throw Error("no device region starts at this address", {}, {}, kExitInternal);
-  return {r->data.get(), r->size};
+  return {r->host, r->size};
 }
 
 }  // namespace asmevo::emu

@@ -23,7 +23,8 @@ class DeviceMemory {
     uint64_t base = 0, size = 0;
     std::string name;
     bool writable = true;
-    std::unique_ptr<uint8_t[]> data;
+    uint8_t* host = nullptr;          // the bytes: `data`, or memory the caller owns (map_external)
+    std::unique_ptr<uint8_t[]> data;  // empty for external regions
     // A guarded buffer (allocate_guarded): the first and last `guard` bytes are its guard zones,
     // which a kernel may not touch; 0 for every other region.
     uint64_t guard = 0;
@@ -68,6 +69,10 @@ class DeviceMemory {
   // Maps `size` bytes at exactly `base` (the loaded code object), first `init.size()` copied.
   Region& map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name, bool writable);
 
+  // Maps `size` bytes at exactly `base` onto `host`, which the caller owns and keeps alive for as long
+  // as this DeviceMemory: a program's own allocations (hip/), shared by every launch without copying.
+  void map_external(uint64_t base, uint64_t size, uint8_t* host, const std::string& name, bool writable);
+
   // Host pointer for [addr, addr+size) if it lies inside one region (writable if `write`), else nullptr.
   uint8_t* translate(uint64_t addr, uint64_t size, bool write = false) const {
     const Region* hint = last_;
@@ -82,7 +87,7 @@ class DeviceMemory {
       if (r) hint = r;
     }
     if (!r || addr - r->base + size > r->size || (write && !r->writable)) return nullptr;
-    return r->data.get() + (addr - r->base);
+    return r->host + (addr - r->base);
   }
   const Region* find(uint64_t addr) const;
   const Region* region(const std::string& name) const;
@@ -101,6 +106,8 @@ class DeviceMemory {
   const Region* last_ = nullptr;  // set when the first region is created; a hint only
   bool straddle_ = false;
   uint64_t place(uint64_t size, uint64_t lead, uint64_t align) const;  // address for an allocation
+  Region& add_region(uint64_t base, uint64_t size, uint8_t* host, std::unique_ptr<uint8_t[]> data, const std::string& name,
+                  bool writable);
   mutable std::unique_ptr<std::mutex[]> locks_;
   mutable std::mutex oob_lock_;
   mutable std::vector<OutOfBounds> oob_;

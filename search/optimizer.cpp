@@ -492,11 +492,6 @@ KernelSession::Final KernelSession::finish() {
   return f;
 }
 
-std::string content_hash(const std::vector<uint8_t>& bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
-  return fmt::format("{:016x}", h);
-}
 
 OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string& file_name, const std::vector<KernelJob>& jobs,
                         Store& store, const OptimizeOptions& o, const std::string& command, const Progress& progress) {

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emu/launch_spec.h"
+#include "support/content_hash.h"
 #include "search/cascade.h"
 #include "search/move.h"
 #include "search/store.h"
@@ -178,7 +179,7 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
                         const std::vector<KernelJob>& jobs, Store& store, const OptimizeOptions& options,
                         const std::string& command, const Progress& progress = {});
 
-// 16 hex digits identifying bytes (FNV-1a 64): the key that finds a kernel's rows on resume.
-std::string content_hash(const std::vector<uint8_t>& bytes);
+// 16 hex digits identifying bytes (support/content_hash.h): the key that finds a kernel's rows on resume.
+using asmevo::content_hash;
 
 }  // namespace asmevo::search

@@ -1,5 +1,7 @@
 #include "verify/verify.h"
 
+#include "emu/npy.h"
+
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
@@ -259,6 +261,16 @@ void Reference::add_run(const emu::LaunchSpec& run, Evidence inputs) {
     if (b.direction == emu::ArgSpec::Input && b.before != b.after)
       throw Error("the original kernel writes buffer " + b.label + ", which the spec declares as an input", where,
                   "mark it output: true (or inout: true if the kernel also reads its initial contents)");
+    if (const std::string& expect = run.args[b.arg_index].expect; !expect.empty()) {
+      emu::NpyArray want = emu::read_npy(expect);
+      if (want.data != b.after) {
+        size_t i = 0;
+        while (i < std::min(want.data.size(), b.after.size()) && want.data[i] == b.after[i]) ++i;
+        throw Error(fmt::format("the original kernel does not reproduce the expected contents of {} ({}): first difference at byte {} "
+                                "({} bytes expected, {} produced)", b.label, expect, i, want.data.size(), b.after.size()),
+                    where, "the spec's inputs must be the ones the expected output was produced from (asmevo capture writes both)");
+      }
+    }
     if (b.direction == emu::ArgSpec::Output && b.before == b.after && !b.after.empty())
       notes_.push_back(fmt::format("{}: the original kernel leaves output {} untouched (still poison)", run.label, b.label));
   }
