@@ -51,6 +51,7 @@ struct ModelResult {
   uint64_t workgroups = 0, waves = 0, wave_instructions = 0;
   unsigned cus_used = 0;
   std::vector<InstProfile> per_inst;          // by emu::Program::insts index
+  std::vector<uint64_t> group_end;            // per traced workgroup (LaunchTrace order): when its last wave ended
   // Traffic and unit work.
   uint64_t l1_bytes = 0, l2_bytes = 0, mall_bytes = 0, hbm_bytes = 0, lds_bytes = 0;
   uint64_t unique_bytes = 0;    // distinct 64-byte sectors touched x 64: what HBM must move at least once
@@ -63,8 +64,15 @@ struct ModelResult {
   Stall top_stall() const;
 };
 
+// Roofline: the largest of bytes / HBM bandwidth and each unit's work / its rate on `cus` CUs.
+void set_roofline(ModelResult& r, const HwParams& hw, double cus, double hbm_bytes_per_cycle);
+
 // Models one launch from its traces. `occupancy` limits the workgroups resident per CU.
 ModelResult model_launch(const emu::Program& program, const LaunchTrace& trace, const codeobj::Occupancy& occupancy,
                          const HwParams& hw);
+// The same on a slice of the device (sampled simulation, timing/sampling.h): `trace` holds the
+// workgroups dispatched to the slice's CUs, in dispatch order.
+ModelResult model_launch(const emu::Program& program, const LaunchTrace& trace, const codeobj::Occupancy& occupancy,
+                         const HwParams& hw, const DeviceSlice& slice);
 
 }  // namespace asmevo::timing
