@@ -21,6 +21,7 @@ void add_common(CLI::App* cmd, TimingOptions& o) {
   cmd->add_option("--kernel", o.kernel, "kernel to launch (default: the launch spec's)");
   cmd->add_option("--launch", o.launch, "launch spec (YAML)")->required();
   cmd->add_option("--threads", o.threads, "emulator threads (0: all cores); the modeled figures do not depend on it");
+  cmd->add_flag("--exact", o.exact, "simulate every workgroup instead of a sample of large launches (slow)");
 }
 
 struct Loaded {
@@ -45,6 +46,12 @@ Loaded load(const TimingOptions& o) {
   return l;
 }
 
+timing::SampleOptions sample_options(const TimingOptions& o) {
+  timing::SampleOptions s;
+  s.exact = o.exact;
+  return s;
+}
+
 }  // namespace
 
 CLI::App* add_time_command(CLI::App& app, TimingOptions& o) {
@@ -65,7 +72,7 @@ CLI::App* add_profile_command(CLI::App& app, TimingOptions& o) {
 
 int run_time(const TimingOptions& o) {
   Loaded l = load(o);
-  timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &l.spec}, o.threads);
+  timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &l.spec}, o.threads, sample_options(o));
   const auto& m = r.model;
   if (o.json) {
     nlohmann::json j = timing::time_json(m);
@@ -77,7 +84,10 @@ int run_time(const TimingOptions& o) {
   const double secs = m.microseconds * 1e-6;
   std::cout << fmt::format("{} on {} ({}, {} CUs at {} GHz) -- all figures MODELED, not measured\n", l.kernel->name,
                            codeobj::to_string(m.hw->arch), m.hw->device, m.hw->cus, m.hw->clock_ghz);
-  std::cout << fmt::format("  modeled time      {:.3f} us ({} cycles)\n", m.microseconds, m.cycles);
+  std::cout << fmt::format("  modeled time      {:.3f} us ({} cycles){}\n", m.microseconds, m.cycles,
+                           m.sample.sampled ? fmt::format(", sampled: within +-{:.1f} %", 100 * m.sample.error_bound) : "");
+  std::cout << fmt::format("  sample            {}\n", m.sample.sampled ? m.sample.description
+                                                                          : "every workgroup simulated (exact)");
   std::cout << fmt::format("  roofline bound    {:.3f} us ({}), modeled/roofline {:.2f}\n",
                            m.roofline_cycles / (m.hw->clock_ghz * 1e3), m.roofline_bound,
                            m.roofline_cycles > 0 ? m.cycles / m.roofline_cycles : 0.0);
@@ -94,7 +104,7 @@ int run_time(const TimingOptions& o) {
 
 int run_profile(const TimingOptions& o) {
   Loaded l = load(o);
-  timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &l.spec}, o.threads);
+  timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &l.spec}, o.threads, sample_options(o));
   auto windows = timing::hot_windows(*r.program, r.model, o.window_length, o.windows);
   if (o.json) {
     nlohmann::json j = timing::profile_json(*r.program, r.model, windows);

@@ -9,6 +9,7 @@ struct TimingOptions {
   std::string file, kernel, launch;
   unsigned threads = 1;
   bool json = false;
+  bool exact = false;         // simulate every workgroup (no sampling)
   unsigned windows = 5;       // profile: hot windows shown
   unsigned window_length = 64;
 };

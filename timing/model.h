@@ -60,6 +60,15 @@ struct ModelResult {
   // Roofline: the largest of bytes / HBM bandwidth and each unit's work / its device-wide rate.
   double roofline_cycles = 0;
   std::string roofline_bound;   // "HBM bandwidth", "VALU", "MFMA", "SALU"
+  // Sampled simulation (timing/sampling.h): what was simulated and how wrong the figure may be.
+  // Counters above are then extrapolated to the whole launch.
+  struct Sample {
+    bool sampled = false;
+    uint64_t simulated_groups = 0;
+    std::string description;     // SamplePlan::describe()
+    double error_bound = 0;      // relative bound on `cycles`
+    double extrapolated_share = 0;  // part of `cycles` not simulated but extrapolated
+  } sample;
   double total_stall(Stall s) const;
   Stall top_stall() const;
 };

@@ -150,7 +150,13 @@ nlohmann::json time_json(const ModelResult& m) {
           {"achieved_gflop_per_s", secs > 0 ? m.flops / secs / 1e9 : 0},
           {"roofline", {{"cycles", m.roofline_cycles}, {"microseconds", m.roofline_cycles / (m.hw->clock_ghz * 1e3)}, {"bound", m.roofline_bound}}},
           {"stall_wave_cycles", stalls},
-          {"top_stall", stall_name(m.top_stall())}};
+          {"top_stall", stall_name(m.top_stall())},
+          {"sample",
+           {{"sampled", m.sample.sampled},
+            {"simulated_workgroups", m.sample.sampled ? m.sample.simulated_groups : m.workgroups},
+            {"description", m.sample.sampled ? m.sample.description : "every workgroup simulated (exact)"},
+            {"error_bound", m.sample.error_bound},
+            {"extrapolated_share", m.sample.extrapolated_share}}}};
 }
 
 nlohmann::json profile_json(const emu::Program& prog, const ModelResult& m, const std::vector<HotWindow>& windows) {
