@@ -86,6 +86,8 @@ int run_time(const TimingOptions& o) {
                            codeobj::to_string(m.hw->arch), m.hw->device, m.hw->cus, m.hw->clock_ghz);
   std::cout << fmt::format("  modeled time      {:.3f} us ({} cycles){}\n", m.microseconds, m.cycles,
                            m.sample.sampled ? fmt::format(", sampled: within +-{:.1f} %", 100 * m.sample.error_bound) : "");
+  std::cout << fmt::format("  clock             {:.3f} GHz under this load (peak {} GHz); launch overhead {:.1f} us more, not included\n",
+                           m.clock_ghz, m.hw->clock_ghz, m.hw->launch_overhead_us);
   std::cout << fmt::format("  sample            {}\n", m.sample.sampled ? m.sample.description
                                                                           : "every workgroup simulated (exact)");
   std::cout << fmt::format("  roofline bound    {:.3f} us ({}), modeled/roofline {:.2f}\n",

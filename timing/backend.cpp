@@ -21,7 +21,7 @@ Timing ModeledRun::timing() const {
   t.backend = fmt::format("asmevo-model {} ({})", codeobj::to_string(model.hw->arch), model.hw->device);
   t.cycles = static_cast<double>(model.cycles);
   t.microseconds = model.microseconds;
-  t.clock_ghz = model.hw->clock_ghz;
+  t.clock_ghz = model.clock_ghz;
   return t;
 }
 
@@ -52,8 +52,8 @@ void scale_to_launch(ModelResult& m, const SamplePlan& plan, const SampleEstimat
   m.workgroups = plan.grid_groups;
   m.cus_used = static_cast<unsigned>(std::min<uint64_t>(hw.cus, plan.grid_groups));
   m.cycles = static_cast<uint64_t>(std::llround(est.cycles));
-  m.microseconds = est.cycles / (hw.clock_ghz * 1e3);
   set_roofline(m, hw, hw.cus, hw.hbm_bw);
+  set_clock(m, hw, hw.cus);
   m.sample.sampled = true;
   m.sample.simulated_groups = plan.workgroups.size();
   m.sample.description = plan.describe();

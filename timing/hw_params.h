@@ -46,6 +46,10 @@ struct HwParams {
   // Workgroups.
   unsigned barrier_cycles;      // from the last wave's arrival to the release
   unsigned wave_launch_cycles;  // per wave, when a workgroup starts on a CU
+  // Calibration (bench/calibration, docs/timing.md "Calibration").
+  double hbm_efficiency;        // achievable share of hbm_bw for streaming traffic (refresh, page and bank conflicts)
+  double clock_mfma_ghz;        // sustained engine clock with every matrix unit busy (power limit)
+  double launch_overhead_us;    // host launch to kernel start and end to completion signal: reported, not in the kernel time
 };
 
 // The part of the device a simulation models: `xcds` dies of `cus_per_xcd` CUs each. A slice smaller

@@ -20,7 +20,7 @@ MemoryHierarchy::MemoryHierarchy(const HwParams& hw, const DeviceSlice& slice) :
   l2_bw_.resize(slice.xcds);
   for (auto& s : l2_bw_) s.bytes_per_cycle = hw.l2_bw * l2_share;
   mall_.bytes_per_cycle = hw.has_mall ? hw.mall_bw * dev_share : 1;
-  hbm_.bytes_per_cycle = hw.hbm_bw * dev_share;
+  hbm_.bytes_per_cycle = hw.hbm_bw * hw.hbm_efficiency * dev_share;
   l1_shift_ = std::countr_zero(hw.l1_line);
   l2_shift_ = std::countr_zero(hw.l2_line);
   sc_shift_ = std::countr_zero(hw.scache_line);

@@ -143,13 +143,14 @@ class Simulator {
     const Traffic& traffic = mem_.traffic();
     res_.l1_bytes = traffic.l1_bytes, res_.l2_bytes = traffic.l2_bytes;
     res_.mall_bytes = traffic.mall_bytes, res_.hbm_bytes = traffic.hbm_bytes;
-    res_.microseconds = end / (hw_.clock_ghz * 1e3);
+
     res_.workgroups = ngroups;
     res_.unique_bytes = unique_sectors() << kSectorShift;
     std::unordered_set<unsigned> used;
     for (const auto& g : groups_) used.insert(g.cu);
     res_.cus_used = static_cast<unsigned>(used.size());
     set_roofline(res_, hw_, slice_.cus(), hw_.hbm_bw * slice_.device_share);
+    set_clock(res_, hw_, slice_.cus());
     return std::move(res_);
   }
 
@@ -523,6 +524,13 @@ class Simulator {
 };
 
 }  // namespace
+
+void set_clock(ModelResult& r, const HwParams& hw, double cus) {
+  const double unit_cycles = static_cast<double>(r.cycles) * cus * hw.simds_per_cu;
+  const double busy = unit_cycles > 0 ? std::min(1.0, r.mfma_busy / unit_cycles) : 0.0;
+  r.clock_ghz = hw.clock_ghz - (hw.clock_ghz - hw.clock_mfma_ghz) * busy;
+  r.microseconds = r.cycles / (r.clock_ghz * 1e3);
+}
 
 void set_roofline(ModelResult& r, const HwParams& hw, double cus, double hbm_bytes_per_cycle) {
   const double simds = cus * hw.simds_per_cu;

@@ -46,7 +46,8 @@ struct InstProfile {
 struct ModelResult {
   const HwParams* hw = nullptr;
   uint64_t cycles = 0;          // kernel start to the last wave's end and the last memory write
-  double microseconds = 0;
+  double microseconds = 0;      // cycles at clock_ghz
+  double clock_ghz = 0;         // the engine clock under this kernel's matrix-unit load (set_clock)
   codeobj::Occupancy occupancy;
   uint64_t workgroups = 0, waves = 0, wave_instructions = 0;
   unsigned cus_used = 0;
@@ -57,7 +58,12 @@ struct ModelResult {
   uint64_t unique_bytes = 0;    // distinct 64-byte sectors touched x 64: what HBM must move at least once
   double flops = 0;             // VALU lane-FLOPs (FMA = 2) plus MFMA 2*M*N*K*blocks
   double valu_busy = 0, mfma_busy = 0, salu_busy = 0;  // unit-cycles summed over SIMDs
-  // Roofline: the largest of bytes / HBM bandwidth and each unit's work / its device-wide rate.
+  // The engine clock under the kernel's load and the time at it: the peak clock, lowered towards
+// clock_mfma_ghz in proportion to the matrix units' busy share over `cus` CUs (power limit; the linear
+// rule between the two sourced end points is an assumption [U]).
+void set_clock(ModelResult& r, const HwParams& hw, double cus);
+
+// Roofline: the largest of bytes / HBM bandwidth and each unit's work / its device-wide rate.
   double roofline_cycles = 0;
   std::string roofline_bound;   // "HBM bandwidth", "VALU", "MFMA", "SALU"
   // Sampled simulation (timing/sampling.h): what was simulated and how wrong the figure may be.
@@ -72,6 +78,11 @@ struct ModelResult {
   double total_stall(Stall s) const;
   Stall top_stall() const;
 };
+
+// The engine clock under the kernel's load and the time at it: the peak clock, lowered towards
+// clock_mfma_ghz in proportion to the matrix units' busy share over `cus` CUs (power limit; the linear
+// rule between the two sourced end points is an assumption [U]).
+void set_clock(ModelResult& r, const HwParams& hw, double cus);
 
 // Roofline: the largest of bytes / HBM bandwidth and each unit's work / its rate on `cus` CUs.
 void set_roofline(ModelResult& r, const HwParams& hw, double cus, double hbm_bytes_per_cycle);

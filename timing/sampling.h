@@ -52,9 +52,10 @@ struct SampleEstimate {
 
 // The relative error the slice itself may add (shared levels scaled, L2 and dispatcher sharing with
 // the CUs left out approximated), fitted on tests/timing/timing_sampling_test.cpp: its largest error of
-// a sample of several workgroups with equal end times (6.6 %, triton/vector_add_kernel 2 of 10), rounded
-// up. Fitted and checked on the same launches: not a held-out figure (docs/timing.md, "Sampling").
-inline constexpr double kSliceErrorAllowance = 0.07;
+// a sample of several workgroups with equal end times (8.2 %, triton/vector_add_kernel 2 of 10, with
+// the calibrated latencies), rounded up. Fitted and checked on the same launches: not a held-out
+// figure (docs/timing.md, "Sampling").
+inline constexpr double kSliceErrorAllowance = 0.09;
 // A sample of a single workgroup: how much slower the others may be (largest error of such samples
 // in the same test: 16 %, matmul_naive_f32 1 of 9 workgroups).
 inline constexpr double kOneWorkgroupAllowance = 0.25;
