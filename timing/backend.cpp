@@ -37,7 +37,8 @@ codeobj::Occupancy launch_occupancy(const codeobj::CodeObject& co, const codeobj
 namespace {
 
 // Counters of a sampled simulation scaled from the simulated workgroups to the whole launch.
-void scale_to_launch(ModelResult& m, const SamplePlan& plan, const SampleEstimate& est, const HwParams& hw) {
+void scale_to_launch(ModelResult& m, const SamplePlan& plan, const SampleEstimate& est, const HwParams& hw,
+                     uint64_t buffer_bytes) {
   const double f = static_cast<double>(plan.grid_groups) / static_cast<double>(plan.workgroups.size());
   auto scale = [f](uint64_t& v) { v = static_cast<uint64_t>(std::llround(static_cast<double>(v) * f)); };
   for (uint64_t* v : {&m.waves, &m.wave_instructions, &m.l1_bytes, &m.l2_bytes, &m.mall_bytes, &m.hbm_bytes, &m.lds_bytes,
@@ -49,6 +50,8 @@ void scale_to_launch(ModelResult& m, const SamplePlan& plan, const SampleEstimat
     p.issue_cycles *= f;
     for (double& st : p.stall) st *= f;
   }
+  // Workgroups share inputs (GEMM panels): scaled distinct bytes overcount them; the launch's buffers bound them.
+  m.unique_bytes = std::min(m.unique_bytes, buffer_bytes);
   m.workgroups = plan.grid_groups;
   m.cus_used = static_cast<unsigned>(std::min<uint64_t>(hw.cus, plan.grid_groups));
   m.cycles = static_cast<uint64_t>(std::llround(est.cycles));
@@ -100,7 +103,11 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   trace.group_ids = out.sample.sampled ? out.sample.workgroups : std::vector<uint64_t>{};
   auto t1 = std::chrono::steady_clock::now();
   out.model = model_launch(*out.program, trace, occ, hw, out.sample.slice);
-  if (out.sample.sampled) scale_to_launch(out.model, out.sample, extrapolate(out.sample, out.model), hw);
+  if (out.sample.sampled) {
+    uint64_t buffer_bytes = 0;
+    for (const auto& b : launch->buffers) buffer_bytes += b.bytes;
+    scale_to_launch(out.model, out.sample, extrapolate(out.sample, out.model), hw, buffer_bytes);
+  }
   auto t2 = std::chrono::steady_clock::now();
   out.prepare_seconds = std::chrono::duration<double>(t0 - t_prepare).count();
   out.emulate_seconds = std::chrono::duration<double>(t1 - t0).count();
