@@ -26,6 +26,7 @@ void add_common(CLI::App* cmd, TimingOptions& o) {
   cmd->add_option("--launch", o.launch, "launch spec (YAML)")->required();
   cmd->add_option("--threads", o.threads, "emulator threads (0: all cores); the modeled figures do not depend on it");
   cmd->add_option("--perf", o.perf, "the spec's perf launch to model, by name (default: time every perf launch, profile the first)");
+  cmd->add_flag("--exact", o.exact, "simulate every workgroup instead of a sample of large launches (slow)");
 }
 
 struct Loaded {
@@ -71,6 +72,12 @@ std::string launch_line(const emu::LaunchSpec& r) {
   return fmt::format("  launch            {}: {}\n", emu::perf_description(r), emu::shape_text(r));
 }
 
+timing::SampleOptions sample_options(const TimingOptions& o) {
+  timing::SampleOptions s;
+  s.exact = o.exact;
+  return s;
+}
+
 }  // namespace
 
 CLI::App* add_time_command(CLI::App& app, TimingOptions& o) {
@@ -111,7 +118,7 @@ int run_time(const TimingOptions& o) {
   double log_cycles = 0, log_us = 0;
   std::string text;
   for (const emu::LaunchSpec& run : runs) {
-    timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &run}, o.threads);
+    timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &run}, o.threads, sample_options(o));
     const auto& m = r.model;
     log_cycles += std::log(std::max<double>(1, static_cast<double>(m.cycles)));
     log_us += std::log(std::max(1e-9, m.microseconds));
@@ -125,7 +132,11 @@ int run_time(const TimingOptions& o) {
       text += fmt::format("{} on {} ({}, {} CUs at {} GHz) -- all figures MODELED, not measured\n", l.kernel->name,
                           codeobj::to_string(m.hw->arch), m.hw->device, m.hw->cus, m.hw->clock_ghz);
     text += launch_line(run);
-    text += fmt::format("  modeled time      {:.3f} us ({} cycles)\n", m.microseconds, m.cycles);
+    text += fmt::format("  modeled time      {:.3f} us ({} cycles){}\n", m.microseconds, m.cycles,
+                        m.sample.sampled ? fmt::format(", sampled: within +-{:.1f} %", 100 * m.sample.error_bound) : "");
+    text += fmt::format("  clock             {:.3f} GHz under this load (peak {} GHz); launch overhead {:.1f} us more, not included\n",
+                        m.clock_ghz, m.hw->clock_ghz, m.hw->launch_overhead_us);
+    text += fmt::format("  sample            {}\n", m.sample.sampled ? m.sample.description : "every workgroup simulated (exact)");
     text += fmt::format("  roofline bound    {:.3f} us ({}), modeled/roofline {:.2f}\n", m.roofline_cycles / (m.hw->clock_ghz * 1e3),
                         m.roofline_bound, m.roofline_cycles > 0 ? m.cycles / m.roofline_cycles : 0.0);
     text += fmt::format("  occupancy         {} waves/SIMD, {} workgroups/CU (limited by {}); {} workgroups, {} waves on {} CUs\n",
@@ -162,7 +173,7 @@ int run_time(const TimingOptions& o) {
 int run_profile(const TimingOptions& o) {
   Loaded l = load(o);
   const emu::LaunchSpec run = chosen_launches(o, l.spec, false).at(0);
-  timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &run}, o.threads);
+  timing::ModeledRun r = timing::model_kernel({&l.co, l.kernel, &run}, o.threads, sample_options(o));
   auto windows = timing::hot_windows(*r.program, r.model, o.window_length, o.windows);
   if (o.json) {
     nlohmann::json j = timing::profile_json(*r.program, r.model, windows);

@@ -10,6 +10,7 @@ struct TimingOptions {
   std::string perf;           // the perf launch to model (empty: every perf launch; profile: the first)
   unsigned threads = 1;
   bool json = false;
+  bool exact = false;         // simulate every workgroup (no sampling)
   unsigned windows = 5;       // profile: hot windows shown
   unsigned window_length = 64;
   std::string backend = "model", hip_library;  // time --backend hip: HIP events (docs/hip.md)

@@ -157,13 +157,12 @@ void run_workgroup(ExecContext& ctx, Launch& L, const WaveSetup& setup, const Pr
 
 RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
   auto t0 = std::chrono::steady_clock::now();
-  const uint64_t grid_total = static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1] * L.num_groups[2];
-  for (size_t i = 0; i < opt.workgroups.size(); ++i)
-    if (opt.workgroups[i] >= grid_total || (i && opt.workgroups[i] <= opt.workgroups[i - 1]))
-      throw Error(fmt::format("workgroup subset: id {} is out of the grid's {} workgroups or out of order", opt.workgroups[i], grid_total),
-                  L.kernel->name, "pass ascending linear workgroup ids (emu::sample_workgroups)", kExitInternal);
-  const bool subset = !opt.workgroups.empty();
-  const uint64_t total = subset ? opt.workgroups.size() : grid_total;
+  const uint64_t grid_groups = static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1] * L.num_groups[2];
+  const uint64_t total = opt.workgroups.empty() ? grid_groups : opt.workgroups.size();
+  for (uint64_t id : opt.workgroups)
+    if (id >= grid_groups)
+      throw Error(fmt::format("RunOptions::workgroups names workgroup {} but the grid has {}", id, grid_groups), L.kernel->name,
+                  "pass linear workgroup ids below the grid size");
   unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
   if (prog.has_global_atomics()) threads = 1;  // fixed atomic order: linear workgroup order
   threads = static_cast<unsigned>(std::min<uint64_t>({threads, std::max<uint64_t>(total, 1), L.scratch_slots}));
@@ -187,12 +186,12 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
     std::vector<uint8_t> lds(L.lds_bytes);
     std::vector<Wave> waves;
     for (;;) {
-      uint64_t k = next.fetch_add(1);  // position in the run order; the workgroup's linear id is g
-      if (k >= total || k > first_error.load()) break;
-      const uint64_t g = subset ? opt.workgroups[k] : k;
-      std::array<uint32_t, 3> wg{static_cast<uint32_t>(g % L.num_groups[0]),
-                                 static_cast<uint32_t>(g / L.num_groups[0] % L.num_groups[1]),
-                                 static_cast<uint32_t>(g / (static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1]))};
+      uint64_t g = next.fetch_add(1);
+      if (g >= total || g > first_error.load()) break;
+      const uint64_t id = opt.workgroups.empty() ? g : opt.workgroups[g];
+      std::array<uint32_t, 3> wg{static_cast<uint32_t>(id % L.num_groups[0]),
+                                 static_cast<uint32_t>(id / L.num_groups[0] % L.num_groups[1]),
+                                 static_cast<uint32_t>(id / (static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1]))};
       try {
         run_workgroup(ctx, L, setup, prog, wg, slot, lds, waves, opt);
       } catch (const Error&) {

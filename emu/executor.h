@@ -6,6 +6,7 @@
 // When a run fails, the error reported is the one of the lowest-numbered failing workgroup.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "emu/context.h"
@@ -36,9 +37,9 @@ struct RunOptions {
   uint8_t lds_fill = 0;
   bool coverage = false;  // fill RunResult::executed
   ExecObserver* observer = nullptr;            // sees every instruction and memory access (emu/context.h)
-  // Non-empty: run only these workgroups (linear ids, x fastest; ascending), the others never start
-  // (emu::sample_workgroups; a large launch verified on a sample with full-size buffers).
-  std::vector<uint64_t> workgroups;
+  // Linear workgroup ids (x fastest) to run, in this order; empty: every workgroup of the grid.
+  // Sampled timing (timing/sampling.h) runs only the workgroups it simulates.
+  std::span<const uint64_t> workgroups;
 };
 
 struct RunResult {

@@ -1,6 +1,7 @@
 #include "timing/backend.h"
 
 #include <chrono>
+#include <cmath>
 #include <fmt/format.h>
 #include <thread>
 
@@ -20,7 +21,7 @@ Timing ModeledRun::timing() const {
   t.backend = fmt::format("asmevo-model {} ({})", codeobj::to_string(model.hw->arch), model.hw->device);
   t.cycles = static_cast<double>(model.cycles);
   t.microseconds = model.microseconds;
-  t.clock_ghz = model.hw->clock_ghz;
+  t.clock_ghz = model.clock_ghz;
   return t;
 }
 
@@ -33,25 +34,82 @@ codeobj::Occupancy launch_occupancy(const codeobj::CodeObject& co, const codeobj
   return codeobj::compute_occupancy(*ap, r.vgprs_allocated, r.sgprs_allocated, r.lds_bytes + spec.dynamic_lds, wg);
 }
 
-ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads) {
+namespace {
+
+// Counters of a sampled simulation scaled from the simulated workgroups to the whole launch.
+void scale_to_launch(ModelResult& m, const SamplePlan& plan, const SampleEstimate& est, const HwParams& hw,
+                     uint64_t buffer_bytes) {
+  const double f = static_cast<double>(plan.grid_groups) / static_cast<double>(plan.workgroups.size());
+  auto scale = [f](uint64_t& v) { v = static_cast<uint64_t>(std::llround(static_cast<double>(v) * f)); };
+  for (uint64_t* v : {&m.waves, &m.wave_instructions, &m.l1_bytes, &m.l2_bytes, &m.mall_bytes, &m.hbm_bytes, &m.lds_bytes,
+                      &m.unique_bytes})
+    scale(*v);
+  m.flops *= f, m.valu_busy *= f, m.mfma_busy *= f, m.salu_busy *= f;
+  for (auto& p : m.per_inst) {
+    scale(p.executions);
+    p.issue_cycles *= f;
+    for (double& st : p.stall) st *= f;
+  }
+  // Workgroups share inputs (GEMM panels): scaled distinct bytes overcount them; the launch's buffers bound them.
+  m.unique_bytes = std::min(m.unique_bytes, buffer_bytes);
+  m.workgroups = plan.grid_groups;
+  m.cus_used = static_cast<unsigned>(std::min<uint64_t>(hw.cus, plan.grid_groups));
+  m.cycles = static_cast<uint64_t>(std::llround(est.cycles));
+  set_roofline(m, hw, hw.cus, hw.hbm_bw);
+  set_clock(m, hw, hw.cus);
+  m.sample.sampled = true;
+  m.sample.simulated_groups = plan.workgroups.size();
+  m.sample.description = plan.describe();
+  m.sample.error_bound = est.error_bound;
+  m.sample.extrapolated_share = est.cycles > 0 ? est.extrapolated_cycles / est.cycles : 0;
+}
+
+}  // namespace
+
+ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOptions& sampling) {
   const HwParams& hw = hw_params(kl.co->target().arch);
   ModeledRun out;
+  const auto t_prepare = std::chrono::steady_clock::now();
   program::Decoder decoder(kl.co->target());
   out.program = emu::Program::build(*kl.co, *kl.kernel, decoder);
   const codeobj::Occupancy occ = launch_occupancy(*kl.co, *kl.kernel, *kl.spec);
   unsigned slots = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   auto launch = emu::prepare_launch(*kl.co, *kl.kernel, *kl.spec, slots);
-  TraceRecorder recorder(*launch, *out.program, hw);
+  const uint64_t grid_groups =
+      static_cast<uint64_t>(launch->num_groups[0]) * launch->num_groups[1] * launch->num_groups[2];
+  auto t0 = std::chrono::steady_clock::now();
+  // The first workgroup alone: its wave-instructions size the sample; it is the first of every sample.
+  const uint64_t first[] = {0};
+  TraceRecorder probe(*launch, *out.program, hw, first);
   emu::RunOptions ro;
   ro.threads = threads;
-  ro.observer = &recorder;
-  auto t0 = std::chrono::steady_clock::now();
-  emu::RunResult rr = emu::run_launch(*launch, *out.program, ro);
+  ro.observer = &probe;
+  ro.workgroups = first;
+  out.stats = emu::run_launch(*launch, *out.program, ro).stats;
+  LaunchTrace trace = probe.take();
+  out.sample = plan_sample(hw, grid_groups, occ.workgroups_per_cu, static_cast<double>(trace.instructions()), sampling);
+  std::vector<uint64_t> rest;
+  if (out.sample.sampled) rest.assign(out.sample.workgroups.begin() + 1, out.sample.workgroups.end());
+  else
+    for (uint64_t g = 1; g < grid_groups; ++g) rest.push_back(g);
+  if (!rest.empty()) {
+    TraceRecorder recorder(*launch, *out.program, hw, rest);
+    ro.observer = &recorder;
+    ro.workgroups = rest;
+    out.stats.add(emu::run_launch(*launch, *out.program, ro).stats);
+    LaunchTrace more = recorder.take();
+    for (auto& g : more.groups) trace.groups.push_back(std::move(g));
+  }
+  trace.group_ids = out.sample.sampled ? out.sample.workgroups : std::vector<uint64_t>{};
   auto t1 = std::chrono::steady_clock::now();
-  LaunchTrace trace = recorder.take();
-  out.model = model_launch(*out.program, trace, occ, hw);
+  out.model = model_launch(*out.program, trace, occ, hw, out.sample.slice);
+  if (out.sample.sampled) {
+    uint64_t buffer_bytes = 0;
+    for (const auto& b : launch->buffers) buffer_bytes += b.bytes;
+    scale_to_launch(out.model, out.sample, extrapolate(out.sample, out.model), hw, buffer_bytes);
+  }
   auto t2 = std::chrono::steady_clock::now();
-  out.stats = rr.stats;
+  out.prepare_seconds = std::chrono::duration<double>(t0 - t_prepare).count();
   out.emulate_seconds = std::chrono::duration<double>(t1 - t0).count();
   out.model_seconds = std::chrono::duration<double>(t2 - t1).count();
   return out;

@@ -11,6 +11,7 @@
 #include "emu/launch_spec.h"
 #include "emu/program.h"
 #include "timing/model.h"
+#include "timing/sampling.h"
 
 namespace asmevo::timing {
 
@@ -43,16 +44,20 @@ class TimingBackend {
 struct ModeledRun {
   std::unique_ptr<emu::Program> program;
   ModelResult model;
+  SamplePlan sample;           // the workgroups simulated (sample.sampled false: all of them)
   emu::Stats stats;
+  double prepare_seconds = 0;  // decoding and the launch's buffers
   double emulate_seconds = 0;  // emulator with the trace recorder
   double model_seconds = 0;    // replaying the traces
   Timing timing() const;
 };
 
 // Emulates the launch (recording traces) and models it. `threads`: emulator threads (0: all cores);
-// the result does not depend on it. Throws asmevo::Error for processors without parameters,
-// instructions the model cannot time, and whatever the emulator refuses.
-ModeledRun model_kernel(const KernelLaunch& launch, unsigned threads = 1);
+// the result does not depend on it. A launch costing more than `sampling`'s budget is sampled
+// (timing/sampling.h: only the sampled workgroups are emulated and simulated; ModelResult::sample
+// says which and bounds the error); `sampling.exact` simulates everything. Throws asmevo::Error for
+// processors without parameters, instructions the model cannot time, and whatever the emulator refuses.
+ModeledRun model_kernel(const KernelLaunch& launch, unsigned threads = 1, const SampleOptions& sampling = {});
 
 // The occupancy of this launch (the kernel descriptor's resources plus the launch's dynamic LDS
 // and workgroup size).
@@ -61,12 +66,13 @@ codeobj::Occupancy launch_occupancy(const codeobj::CodeObject& co, const codeobj
 
 class ModelBackend final : public TimingBackend {
  public:
-  explicit ModelBackend(unsigned threads = 1) : threads_(threads) {}
+  explicit ModelBackend(unsigned threads = 1, SampleOptions sampling = {}) : threads_(threads), sampling_(sampling) {}
   FigureKind kind() const override { return FigureKind::Modeled; }
-  Timing time(const KernelLaunch& launch) override { return model_kernel(launch, threads_).timing(); }
+  Timing time(const KernelLaunch& launch) override { return model_kernel(launch, threads_, sampling_).timing(); }
 
  private:
   unsigned threads_;
+  SampleOptions sampling_;
 };
 
 }  // namespace asmevo::timing

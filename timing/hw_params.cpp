@@ -20,8 +20,8 @@ namespace {
 //             16-way, 128 B line; S10 L2 16 channels x 128 B/clk/XCD (gfx942), 32 x 64 B/clk (gfx90a).
 //  MALL/HBM:  S13 MALL 17 TB/s (MI300X); S2 HBM3 5.3 TB/s; S4/S11 MI355X 8 TB/s; S3 MI250X 1.6 TB/s per GCD.
 //             Bytes/cycle = TB/s / clock [D].
-//  latencies: an unattributed MI300X p-chase (notes section 5): sL1 48, L1 116, L2 ~288, HBM ~900 cycles [U];
-//             the MALL between L2 and HBM has no published cycle count: 600 is an assumption [U].
+//  latencies: L2, MALL and HBM fitted on the measured pointer chases of mi300x-measured.md A (bench/calibration,
+//             fit rows); sL1 48 and L1 116 cycles from an unattributed MI300X p-chase (notes section 5) [U].
 //  LDS:       S11 32 banks (64 on gfx950), phases per width (timing/trace.cpp). Pipe occupancy fitted to S11's
 //             measured MI300X blocks of 64 back-to-back ds_read_b32: 500.8 cycles conflict-free (2 phase
 //             cycles -> 7.8 each) and 6810 fully conflicted (64 phase cycles -> 106.4): 4.6 + 1.59 per phase
@@ -39,12 +39,17 @@ constexpr HwParams kRows[] = {
         .l1_bytes = 32 * 1024, .l1_ways = 64, .l1_line = 128, .l1_bw = 128,
         .l2_bytes = 4 * 1024 * 1024, .l2_ways = 16, .l2_line = 128, .l2_bw = 2048,
         .has_mall = true, .mall_bw = 17.0e12 / 2.1e9, .hbm_bw = 5.3e12 / 2.1e9,
-        .lat_l1 = 116, .lat_l2 = 288, .lat_mall = 600, .lat_hbm = 900,
+        // Fitted on bench/calibration's MI300X pointer-chase rows (fleet-amd-task: L2 83 ns, MALL 259 ns, HBM 347 ns at
+        // 2.1 GHz), replacing the unattributed p-chase's 288/600/900 [U]; lat_l1 stays [U].
+        .lat_l1 = 116, .lat_l2 = 130, .lat_mall = 500, .lat_hbm = 685,
         .lat_atomic_extra = 64,  // [U] read-modify-write at the L2 on top of the L2 latency
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,  // S1 16 KiB/2 CUs; line [U]
         .lds_banks = 32, .lds_cycles_base = 4.6, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,
         .barrier_cycles = 16,  // [U] release after the last arrival
         .wave_launch_cycles = 2,
+        .hbm_efficiency = 0.783,  // fitted on the BabelStream Copy and Mul rows (4.11-4.13, 4.10-4.26 TB/s of 5.3; bench/calibration)
+        .clock_mfma_ghz = 1.115,  // ROCm MAF blog part 2: FP16 GEMM sustained 1115 MHz (BF16 1207, FP8 1230) with the matrix units saturated
+        .launch_overhead_us = 4.5,  // launch + cleanup on MI300X, second-hand (Kog AI via secondary page, notes D) [U]
     },
     {
         .arch = codeobj::Arch::gfx90a, .device = "MI250X (one GCD)",
@@ -56,12 +61,15 @@ constexpr HwParams kRows[] = {
         .l1_bytes = 16 * 1024, .l1_ways = 64, .l1_line = 64, .l1_bw = 64,  // S1 16 KiB; 64 B line and 64 ways [U]
         .l2_bytes = 8 * 1024 * 1024, .l2_ways = 16, .l2_line = 128, .l2_bw = 2048,  // S10 8 MiB/GCD, 128 B line; 16-way [U]
         .has_mall = false, .mall_bw = 0, .hbm_bw = 1.6e12 / 1.7e9,
-        .lat_l1 = 116, .lat_l2 = 288, .lat_mall = 0, .lat_hbm = 900,  // MI300X p-chase figures reused [U]
+        .lat_l1 = 116, .lat_l2 = 130, .lat_mall = 0, .lat_hbm = 685,  // the MI300X fit reused [U] (held out: MI210 rows, bench/calibration)
         .lat_atomic_extra = 64,
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
         .lds_banks = 32, .lds_cycles_base = 4.6, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // MI300X fit reused [U]
         .barrier_cycles = 16,
         .wave_launch_cycles = 2,
+        .hbm_efficiency = 0.783,  // the MI300X fit reused [U] (held out: MI250X BabelStream 1.3-1.4 of 1.6 TB/s, bench/calibration)
+        .clock_mfma_ghz = 1.7,    // [U] no published sustained clock under MFMA: no throttling modeled
+        .launch_overhead_us = 2.0,  // MI210 back-to-back launches, measured fit (te42kyfo/gpu-benches gpu-small-kernels)
     },
     {
         .arch = codeobj::Arch::gfx950, .device = "MI355X",
@@ -74,12 +82,15 @@ constexpr HwParams kRows[] = {
         .l2_bytes = 4 * 1024 * 1024, .l2_ways = 16, .l2_line = 128, .l2_bw = 2048,  // S11 4 MiB/XCD; 16-way and bw as gfx942 [U]
         .has_mall = true, .mall_bw = 17.0e12 / 2.4e9,  // [U] MI300X's 17 TB/s assumed
         .hbm_bw = 8.0e12 / 2.4e9,
-        .lat_l1 = 116, .lat_l2 = 288, .lat_mall = 600, .lat_hbm = 900,  // MI300X figures reused [U]
+        .lat_l1 = 116, .lat_l2 = 130, .lat_mall = 500, .lat_hbm = 685,  // the MI300X fit reused [U]
         .lat_atomic_extra = 64,
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
         .lds_banks = 64, .lds_cycles_base = 4.6, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // S11 64 banks; fit reused [U]
         .barrier_cycles = 16,
         .wave_launch_cycles = 2,
+        .hbm_efficiency = 0.783,  // the MI300X fit reused [U]
+        .clock_mfma_ghz = 2.4,    // [U] no published sustained clock under MFMA: no throttling modeled
+        .launch_overhead_us = 4.5,  // the MI300X figure reused [U]
     },
 };
 

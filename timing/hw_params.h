@@ -46,6 +46,22 @@ struct HwParams {
   // Workgroups.
   unsigned barrier_cycles;      // from the last wave's arrival to the release
   unsigned wave_launch_cycles;  // per wave, when a workgroup starts on a CU
+  // Calibration (bench/calibration, docs/timing.md "Calibration").
+  double hbm_efficiency;        // achievable share of hbm_bw for streaming traffic (refresh, page and bank conflicts)
+  double clock_mfma_ghz;        // sustained engine clock with every matrix unit busy (power limit)
+  double launch_overhead_us;    // host launch to kernel start and end to completion signal: reported, not in the kernel time
+};
+
+// The part of the device a simulation models: `xcds` dies of `cus_per_xcd` CUs each. A slice smaller
+// than the device (sampled simulation, timing/sampling.h) gets the share of every shared unit that
+// its CUs would use: `xcd_share` of each XCD's L2 capacity and bandwidth and of its workgroup
+// dispatcher, `device_share` of the MALL and HBM bandwidth (shares of the CUs the launch keeps busy).
+struct DeviceSlice {
+  unsigned xcds = 1, cus_per_xcd = 1;
+  double xcd_share = 1, device_share = 1;
+  unsigned cus() const { return xcds * cus_per_xcd; }
+  bool whole(const HwParams& hw) const { return xcds == hw.xcds && cus_per_xcd == hw.cus / hw.xcds; }
+  static DeviceSlice whole_device(const HwParams& hw) { return {hw.xcds, hw.cus / hw.xcds, 1.0, 1.0}; }
 };
 
 // The row for `arch`; throws asmevo::Error naming the processor when the model has none.

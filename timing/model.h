@@ -46,25 +46,53 @@ struct InstProfile {
 struct ModelResult {
   const HwParams* hw = nullptr;
   uint64_t cycles = 0;          // kernel start to the last wave's end and the last memory write
-  double microseconds = 0;
+  double microseconds = 0;      // cycles at clock_ghz
+  double clock_ghz = 0;         // the engine clock under this kernel's matrix-unit load (set_clock)
   codeobj::Occupancy occupancy;
   uint64_t workgroups = 0, waves = 0, wave_instructions = 0;
   unsigned cus_used = 0;
   std::vector<InstProfile> per_inst;          // by emu::Program::insts index
+  std::vector<uint64_t> group_end;            // per traced workgroup (LaunchTrace order): when its last wave ended
   // Traffic and unit work.
   uint64_t l1_bytes = 0, l2_bytes = 0, mall_bytes = 0, hbm_bytes = 0, lds_bytes = 0;
   uint64_t unique_bytes = 0;    // distinct 64-byte sectors touched x 64: what HBM must move at least once
   double flops = 0;             // VALU lane-FLOPs (FMA = 2) plus MFMA 2*M*N*K*blocks
   double valu_busy = 0, mfma_busy = 0, salu_busy = 0;  // unit-cycles summed over SIMDs
-  // Roofline: the largest of bytes / HBM bandwidth and each unit's work / its device-wide rate.
+  // The engine clock under the kernel's load and the time at it: the peak clock, lowered towards
+// clock_mfma_ghz in proportion to the matrix units' busy share over `cus` CUs (power limit; the linear
+// rule between the two sourced end points is an assumption [U]).
+void set_clock(ModelResult& r, const HwParams& hw, double cus);
+
+// Roofline: the largest of bytes / HBM bandwidth and each unit's work / its device-wide rate.
   double roofline_cycles = 0;
   std::string roofline_bound;   // "HBM bandwidth", "VALU", "MFMA", "SALU"
+  // Sampled simulation (timing/sampling.h): what was simulated and how wrong the figure may be.
+  // Counters above are then extrapolated to the whole launch.
+  struct Sample {
+    bool sampled = false;
+    uint64_t simulated_groups = 0;
+    std::string description;     // SamplePlan::describe()
+    double error_bound = 0;      // relative bound on `cycles`
+    double extrapolated_share = 0;  // part of `cycles` not simulated but extrapolated
+  } sample;
   double total_stall(Stall s) const;
   Stall top_stall() const;
 };
 
+// The engine clock under the kernel's load and the time at it: the peak clock, lowered towards
+// clock_mfma_ghz in proportion to the matrix units' busy share over `cus` CUs (power limit; the linear
+// rule between the two sourced end points is an assumption [U]).
+void set_clock(ModelResult& r, const HwParams& hw, double cus);
+
+// Roofline: the largest of bytes / HBM bandwidth and each unit's work / its rate on `cus` CUs.
+void set_roofline(ModelResult& r, const HwParams& hw, double cus, double hbm_bytes_per_cycle);
+
 // Models one launch from its traces. `occupancy` limits the workgroups resident per CU.
 ModelResult model_launch(const emu::Program& program, const LaunchTrace& trace, const codeobj::Occupancy& occupancy,
                          const HwParams& hw);
+// The same on a slice of the device (sampled simulation, timing/sampling.h): `trace` holds the
+// workgroups dispatched to the slice's CUs, in dispatch order.
+ModelResult model_launch(const emu::Program& program, const LaunchTrace& trace, const codeobj::Occupancy& occupancy,
+                         const HwParams& hw, const DeviceSlice& slice);
 
 }  // namespace asmevo::timing

@@ -133,7 +133,9 @@ nlohmann::json time_json(const ModelResult& m) {
           {"figure", "modeled"},
           {"arch", codeobj::to_string(m.hw->arch)},
           {"device", m.hw->device},
-          {"clock_ghz", m.hw->clock_ghz},
+          {"clock_ghz", m.clock_ghz},
+          {"peak_clock_ghz", m.hw->clock_ghz},
+          {"launch_overhead_us", m.hw->launch_overhead_us},
           {"cycles", m.cycles},
           {"microseconds", m.microseconds},
           {"workgroups", m.workgroups},
@@ -150,7 +152,13 @@ nlohmann::json time_json(const ModelResult& m) {
           {"achieved_gflop_per_s", secs > 0 ? m.flops / secs / 1e9 : 0},
           {"roofline", {{"cycles", m.roofline_cycles}, {"microseconds", m.roofline_cycles / (m.hw->clock_ghz * 1e3)}, {"bound", m.roofline_bound}}},
           {"stall_wave_cycles", stalls},
-          {"top_stall", stall_name(m.top_stall())}};
+          {"top_stall", stall_name(m.top_stall())},
+          {"sample",
+           {{"sampled", m.sample.sampled},
+            {"simulated_workgroups", m.sample.sampled ? m.sample.simulated_groups : m.workgroups},
+            {"description", m.sample.sampled ? m.sample.description : "every workgroup simulated (exact)"},
+            {"error_bound", m.sample.error_bound},
+            {"extrapolated_share", m.sample.extrapolated_share}}}};
 }
 
 nlohmann::json profile_json(const emu::Program& prog, const ModelResult& m, const std::vector<HotWindow>& windows) {

@@ -94,16 +94,24 @@ unsigned lds_phase_cycles(const uint32_t* addr0, const uint32_t* addr1, uint64_t
   return std::max(total, 1u);
 }
 
-TraceRecorder::TraceRecorder(const emu::Launch& L, const emu::Program& prog, const HwParams& hw) : hw_(hw) {
+TraceRecorder::TraceRecorder(const emu::Launch& L, const emu::Program& prog, const HwParams& hw,
+                             std::span<const uint64_t> workgroups)
+    : hw_(hw) {
   trace_.num_groups = L.num_groups;
   const uint64_t n = static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1] * L.num_groups[2];
-  trace_.groups.resize(n);
-  for (uint64_t g = 0; g < n; ++g) {
+  if (!workgroups.empty()) {
+    trace_.group_ids.assign(workgroups.begin(), workgroups.end());
+    slot_.assign(n, UINT32_MAX);
+    for (size_t i = 0; i < workgroups.size(); ++i) slot_[workgroups[i]] = static_cast<uint32_t>(i);
+  }
+  trace_.groups.resize(workgroups.empty() ? n : workgroups.size());
+  for (uint64_t i = 0; i < trace_.groups.size(); ++i) {
+    const uint64_t g = workgroups.empty() ? i : workgroups[i];
     std::array<uint32_t, 3> wg{static_cast<uint32_t>(g % L.num_groups[0]),
                                static_cast<uint32_t>(g / L.num_groups[0] % L.num_groups[1]),
                                static_cast<uint32_t>(g / (static_cast<uint64_t>(L.num_groups[0]) * L.num_groups[1]))};
     auto gs = L.group_size(wg);
-    trace_.groups[g].resize((gs[0] * gs[1] * gs[2] + 63) / 64);
+    trace_.groups[i].resize((gs[0] * gs[1] * gs[2] + 63) / 64);
   }
   scratch_slot_bytes_ = L.scratch_slot_bytes;
   const auto& insts = prog.insts();
@@ -131,7 +139,7 @@ TraceRecorder::TraceRecorder(const emu::Launch& L, const emu::Program& prog, con
 WaveTrace& TraceRecorder::wave_of(const emu::ExecContext& ctx, const emu::Wave& w) {
   const auto& n = trace_.num_groups;
   uint64_t g = ctx.wg_id[0] + static_cast<uint64_t>(n[0]) * (ctx.wg_id[1] + static_cast<uint64_t>(n[1]) * ctx.wg_id[2]);
-  return trace_.groups[g][w.id_in_group];
+  return trace_.groups[slot_.empty() ? g : slot_[g]][w.id_in_group];
 }
 
 void TraceRecorder::before_inst(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in) {

@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "emu/context.h"
@@ -33,7 +34,9 @@ struct WaveTrace {
 
 struct LaunchTrace {
   std::array<uint32_t, 3> num_groups{1, 1, 1};
-  std::vector<std::vector<WaveTrace>> groups;  // [linear workgroup id (x fastest)][wave in group]
+  std::vector<std::vector<WaveTrace>> groups;  // [workgroup][wave in group]: every workgroup by linear id (x fastest),
+                                               // or those of group_ids
+  std::vector<uint64_t> group_ids;             // sampled traces: linear id of groups[i]; empty: all, in order
   uint64_t instructions() const;
 };
 
@@ -46,7 +49,9 @@ unsigned lds_phase_cycles(const uint32_t* lane_addr0, const uint32_t* lane_addr1
 
 class TraceRecorder final : public emu::ExecObserver {
  public:
-  TraceRecorder(const emu::Launch& launch, const emu::Program& program, const HwParams& hw);
+  // `workgroups`: the linear ids the emulator runs (emu::RunOptions::workgroups), empty: all.
+  TraceRecorder(const emu::Launch& launch, const emu::Program& program, const HwParams& hw,
+                std::span<const uint64_t> workgroups = {});
   void before_inst(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in) override;
   void on_access(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address,
                  unsigned size, bool write, int lane) override;
@@ -63,6 +68,7 @@ class TraceRecorder final : public emu::ExecObserver {
   LaunchTrace trace_;
   const HwParams& hw_;
   std::vector<DsShape> ds_;  // per static instruction
+  std::vector<uint32_t> slot_;  // sampled: linear workgroup id -> index into trace_.groups
   uint64_t scratch_slot_bytes_ = 0;
 };
 

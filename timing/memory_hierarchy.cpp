@@ -1,0 +1,140 @@
+#include "timing/memory_hierarchy.h"
+
+#include <bit>
+#include <cmath>
+
+namespace asmevo::timing::sim {
+
+MemoryHierarchy::MemoryHierarchy(const HwParams& hw, const DeviceSlice& slice) : hw_(hw), slice_(slice) {
+  cus_.resize(slice.cus());
+  for (auto& c : cus_) {
+    c.l1 = Cache(hw.l1_bytes, hw.l1_ways, hw.l1_line);
+    c.ta.bytes_per_cycle = 1;
+    c.l1_data.bytes_per_cycle = hw.l1_bw;
+  }
+  scache_.resize((slice.cus() + 1) / 2, Cache(hw.scache_bytes, 4, hw.scache_line));  // S1: 16 KiB per 2 CUs; 4-way [U]
+  // A slice's share of each XCD's L2: as many sets as its CUs' share (at least one), all the ways.
+  const double l2_share = slice.xcd_share, dev_share = slice.device_share;
+  const unsigned l2_bytes = std::max(hw.l2_ways * hw.l2_line, static_cast<unsigned>(std::lround(hw.l2_bytes * l2_share)));
+  l2_.resize(slice.xcds, Cache(l2_bytes, hw.l2_ways, hw.l2_line));
+  l2_bw_.resize(slice.xcds);
+  for (auto& s : l2_bw_) s.bytes_per_cycle = hw.l2_bw * l2_share;
+  mall_.bytes_per_cycle = hw.has_mall ? hw.mall_bw * dev_share : 1;
+  hbm_.bytes_per_cycle = hw.hbm_bw * hw.hbm_efficiency * dev_share;
+  l1_shift_ = std::countr_zero(hw.l1_line);
+  l2_shift_ = std::countr_zero(hw.l2_line);
+  sc_shift_ = std::countr_zero(hw.scache_line);
+}
+
+uint64_t MemoryHierarchy::scalar_access(unsigned cu, const uint64_t* sectors, uint32_t count, uint64_t t) {
+  uint64_t done = t + hw_.lat_scache;
+  Cache& sc = scache_[cu / 2];
+  const unsigned xcd = xcd_of(cu);
+  uint64_t prev = ~0ull;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t sec = sectors[i];
+    const uint64_t line = (sec << kSectorShift) >> sc_shift_;
+    if (line == prev) continue;
+    prev = line;
+    if (auto r = sc.lookup(line)) {
+      done = std::max(done, *r);
+      continue;
+    }
+    traffic_.l2_bytes += hw_.scache_line;
+    uint64_t ready = static_cast<uint64_t>(l2_bw_[xcd].serve(t, hw_.scache_line)) + hw_.lat_smem_miss;
+    const uint64_t l2_line = (sec << kSectorShift) >> l2_shift_;
+    if (auto r = l2_[xcd].lookup(l2_line)) ready = std::max(ready, *r);
+    else {
+      ready = std::max(ready, fetch_below_l2(t, sec, hw_.l2_line));
+      l2_[xcd].fill(l2_line, ready);
+    }
+    sc.fill(line, ready);
+    done = std::max(done, ready);
+  }
+  return done;
+}
+
+// Time at which an L2 miss of sector `sec` (line of `line_bytes`) is back from the MALL or HBM.
+uint64_t MemoryHierarchy::fetch_below_l2(uint64_t t, uint64_t sec, unsigned line_bytes) {
+  const uint64_t line_secs = line_bytes >> kSectorShift;
+  const uint64_t first = sec / line_secs * line_secs;
+  bool all_in_mall = hw_.has_mall;
+  uint64_t pending = 0;  // sectors still being filled into the MALL
+  for (uint64_t s = first; s < first + line_secs && all_in_mall; ++s) {
+    auto it = mall_ready_.find(s);
+    if (it == mall_ready_.end()) all_in_mall = false;
+    else pending = std::max(pending, it->second);
+  }
+  if (all_in_mall) {
+    traffic_.mall_bytes += line_bytes;
+    return std::max(pending, static_cast<uint64_t>(mall_.serve(t, line_bytes)) + hw_.lat_mall);
+  }
+  traffic_.hbm_bytes += line_bytes;
+  const uint64_t ready = static_cast<uint64_t>(hbm_.serve(t, line_bytes)) + hw_.lat_hbm;
+  for (uint64_t s = first; s < first + line_secs; ++s) mall_ready_.emplace(s, ready);
+  return ready;
+}
+
+uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, uint32_t count, unsigned active_lanes, bool store,
+                                        bool atomic, uint64_t t) {
+  CuPorts& C = cus_[cu];
+  const unsigned xcd = xcd_of(cu);
+  // The texture addresser takes ta_cycles per 64 active lanes (at least one quarter of it).
+  const double ta = hw_.ta_cycles * std::max(0.25, std::ceil(active_lanes / 16.0) / 4.0);
+  const double ta_done = C.ta.serve(static_cast<double>(t), ta);
+  // Distinct L1 lines of the instruction.
+  lines_.clear();
+  for (uint32_t i = 0; i < count; ++i) lines_.push_back(sectors[i] >> (l1_shift_ - kSectorShift));
+  std::sort(lines_.begin(), lines_.end());
+  lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+  uint64_t done = static_cast<uint64_t>(ta_done) + hw_.lat_l1;
+  if (lines_.empty()) return done;
+  const double l1_bytes = static_cast<double>(lines_.size()) * hw_.l1_line;
+  traffic_.l1_bytes += static_cast<uint64_t>(l1_bytes);
+  const double l1_done = C.l1_data.serve(ta_done, l1_bytes);
+  done = std::max(done, static_cast<uint64_t>(l1_done) + hw_.lat_l1);
+  const bool to_l2 = store || atomic;  // L1 is write-through (S11); atomics execute at the L2
+  const double start = ta_done;
+  uint64_t prev_l2 = ~0ull, prev_ready = 0;
+  for (uint64_t line : lines_) {
+    const uint64_t addr = line << l1_shift_;
+    if (store) {
+      // Written bytes reach HBM eventually (L2 write-back): charged once per 64-byte sector, when first written.
+      for (uint64_t s = addr >> kSectorShift; s < (addr + hw_.l1_line) >> kSectorShift; ++s)
+        if (written_.insert(s).second) {
+          mall_ready_[s] = t;
+          traffic_.hbm_bytes += 1u << kSectorShift;
+          hbm_.serve(static_cast<double>(t), 1u << kSectorShift);
+        }
+    }
+    if (!to_l2) {
+      if (auto r = C.l1.lookup(line)) {
+        done = std::max(done, *r);
+        continue;
+      }
+    }
+    const uint64_t l2_line = addr >> l2_shift_;
+    uint64_t ready;
+    if (l2_line == prev_l2) {
+      ready = prev_ready;  // the same L2 request brought this L1 line
+    } else {
+      prev_l2 = l2_line;
+      traffic_.l2_bytes += hw_.l2_line;
+      ready = static_cast<uint64_t>(l2_bw_[xcd].serve(start, hw_.l2_line)) + hw_.lat_l2 + (atomic ? hw_.lat_atomic_extra : 0);
+      if (!store) {
+        if (auto r = l2_[xcd].lookup(l2_line)) ready = std::max(ready, *r);
+        else {
+          ready = std::max(ready, fetch_below_l2(static_cast<uint64_t>(start), addr >> kSectorShift, hw_.l2_line) +
+                                      (atomic ? hw_.lat_atomic_extra : 0));
+          l2_[xcd].fill(l2_line, ready);
+        }
+      }
+      prev_ready = ready;
+    }
+    if (!to_l2) C.l1.fill(line, ready);
+    done = std::max(done, ready);
+  }
+  return done;
+}
+
+}  // namespace asmevo::timing::sim

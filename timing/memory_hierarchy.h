@@ -1,0 +1,126 @@
+// The timing model's memory stage: the cache hierarchy and its bandwidths (llvm-mca's LSUnit and
+// its memory model, here for a GPU). Per vector-memory instruction: the texture addresser, the
+// instruction's distinct L1 lines through the CU's L1 data path, per line an LRU set-associative L1
+// (per CU), L2 (per XCD), the MALL and HBM, every level a bandwidth server shared by all waves that
+// use it; scalar loads through a scalar cache per two CUs. Returns completion times; counts traffic.
+// It models a `DeviceSlice`: the whole device, or the CUs a sampled simulation keeps, with the
+// shared levels' capacities and bandwidths scaled to that share (timing/sampling.h).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "timing/hw_params.h"
+#include "timing/trace.h"
+
+namespace asmevo::timing {
+
+namespace sim {
+
+// LRU set-associative cache of line addresses. Each line remembers when its data arrives, so a
+// request to a line still being filled waits for that fill instead of paying a second miss. Sets are
+// allocated on first use: a small launch touches few of a device's L2 sets.
+class Cache {
+ public:
+  Cache() = default;
+  Cache(unsigned bytes, unsigned ways, unsigned line) : ways_(ways) { sets_ = std::max(1u, bytes / line / ways); }
+  // The time the line's data is (or will be) present, on a hit; nullopt on a miss.
+  std::optional<uint64_t> lookup(uint64_t line) {
+    auto it = where_.find(line);
+    if (it == where_.end()) return std::nullopt;
+    Way& w = pool_[it->second];
+    w.stamp = ++clock_;
+    return w.ready;
+  }
+  // Allocates the line (evicting the least recently used one), its data present from `ready`.
+  void fill(uint64_t line, uint64_t ready) {
+    if (auto it = where_.find(line); it != where_.end()) {
+      pool_[it->second] = Way{line, ++clock_, ready};
+      return;
+    }
+    Way* set = find_set(line, true);
+    unsigned victim = 0;
+    for (unsigned i = 1; i < ways_; ++i)
+      if (set[i].stamp < set[victim].stamp) victim = i;
+    if (set[victim].tag != ~0ull) where_.erase(set[victim].tag);
+    set[victim] = Way{line, ++clock_, ready};
+    where_[line] = static_cast<uint32_t>(&set[victim] - pool_.data());
+  }
+
+ private:
+  struct Way {
+    uint64_t tag = ~0ull, stamp = 0, ready = 0;
+  };
+  Way* find_set(uint64_t line, bool create) {
+    const size_t set = static_cast<size_t>(line % sets_);
+    if (slot_.empty()) {
+      if (!create) return nullptr;
+      slot_.assign(sets_, -1);
+    }
+    if (slot_[set] < 0) {
+      if (!create) return nullptr;
+      slot_[set] = static_cast<int32_t>(pool_.size());
+      pool_.resize(pool_.size() + ways_);
+    }
+    return &pool_[static_cast<size_t>(slot_[set])];
+  }
+  unsigned sets_ = 1, ways_ = 1;
+  std::vector<int32_t> slot_;  // per set: first way in pool_, -1 while unused
+  std::vector<Way> pool_;
+  std::unordered_map<uint64_t, uint32_t> where_;  // resident line -> its way in pool_ (64-way L1s make scans slow)
+  uint64_t clock_ = 0;
+};
+
+// A bandwidth: requests are served in arrival order, `bytes_per_cycle` at a time.
+struct Server {
+  double free = 0;
+  double bytes_per_cycle = 1;
+  // Returns when the last byte of the request has passed.
+  double serve(double t, double bytes) {
+    free = std::max(free, t) + bytes / bytes_per_cycle;
+    return free;
+  }
+};
+
+struct Traffic {
+  uint64_t l1_bytes = 0, l2_bytes = 0, mall_bytes = 0, hbm_bytes = 0;
+};
+
+class MemoryHierarchy {
+ public:
+  MemoryHierarchy(const HwParams& hw, const DeviceSlice& slice);
+  unsigned xcd_of(unsigned cu) const { return cu / slice_.cus_per_xcd; }
+  // One vector-memory instruction of CU `cu` issued at `t` touching `count` 64-byte sectors; returns
+  // when its data is back (loads) or its writes are acknowledged by the L2 (stores, atomics).
+  uint64_t vector_access(unsigned cu, const uint64_t* sectors, uint32_t count, unsigned active_lanes, bool store, bool atomic,
+                         uint64_t t);
+  // One scalar-memory instruction; returns when its data is in SGPRs.
+  uint64_t scalar_access(unsigned cu, const uint64_t* sectors, uint32_t count, uint64_t t);
+  // When the last byte queued for HBM (reads and write-backs) has passed.
+  double hbm_free() const { return hbm_.free; }
+  const Traffic& traffic() const { return traffic_; }
+
+ private:
+  uint64_t fetch_below_l2(uint64_t t, uint64_t sec, unsigned line_bytes);
+  const HwParams& hw_;
+  DeviceSlice slice_;
+  struct CuPorts {
+    Cache l1;
+    Server ta, l1_data;
+  };
+  std::vector<CuPorts> cus_;
+  std::vector<Cache> scache_, l2_;
+  std::vector<Server> l2_bw_;
+  Server mall_, hbm_;
+  std::unordered_map<uint64_t, uint64_t> mall_ready_;  // 64-byte sector -> time its data is in the MALL
+  std::unordered_set<uint64_t> written_;
+  Traffic traffic_;
+  unsigned l1_shift_ = 7, l2_shift_ = 7, sc_shift_ = 6;
+  std::vector<uint64_t> lines_;
+};
+
+}  // namespace sim
+}  // namespace asmevo::timing
