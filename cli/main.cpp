@@ -8,6 +8,7 @@
 #include "cli/inspect.h"
 #include "cli/run.h"
 #include "cli/abi_diff.h"
+#include "cli/campaign.h"
 #include "cli/check.h"
 #include "cli/optimize.h"
 #include "cli/patch.h"
@@ -74,6 +75,9 @@ int main(int argc, char** argv) {
   asmevo::cli::ReportOptions report;
   auto* cmd_report = asmevo::cli::add_report_command(app, report);
 
+  asmevo::cli::CampaignOptions campaign;
+  auto* cmd_campaign = asmevo::cli::add_campaign_command(app, campaign);
+
   asmevo::cli::CoverageOptions coverage;
   auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
   cmd_cov->add_option("files", coverage.files, "code objects");
@@ -106,6 +110,7 @@ int main(int argc, char** argv) {
       return asmevo::cli::run_optimize(optimize, command_line);
     }
     if (*cmd_report) return asmevo::cli::run_report(report);
+    if (*cmd_campaign) return asmevo::cli::run_campaign(campaign);
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();

@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libsqlite3-dev libcurl4-openssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-numpy python3-yaml
+  slurm-wlm munge
 )
 missing=()
 for p in "${packages[@]}"; do
