@@ -51,13 +51,19 @@ Settings read_settings(const std::string& file, const YAML::Node& n) {
     s.threads = scalar<unsigned>(file, n["threads"], "threads", "a positive integer");
     if (*s.threads == 0) throw Error("'threads' must be at least 1", where(file, n["threads"]));
   }
+  if (n["optimize_args"]) {
+    const YAML::Node a = n["optimize_args"];
+    if (!a.IsSequence()) throw Error("'optimize_args' must be a list of arguments", where(file, a), "e.g. optimize_args: [--windows, \"8\"]");
+    s.optimize_args.emplace();
+    for (const auto& x : a) s.optimize_args->push_back(scalar<std::string>(file, x, "optimize_args", "a list of strings"));
+  }
   if (s.time_s && *s.time_s < 0) throw Error("'time' must be >= 0", where(file, n["time"]));
   if (s.budget && *s.budget == 0 && !(s.time_s && *s.time_s > 0))
     throw Error("budget 0 (no limit) needs a time limit", where(file, n["budget"]), "set time: SECONDS as well, or a budget");
   return s;
 }
 
-const std::set<std::string> kSettingKeys = {"budget", "time", "seed", "proposers", "min_gain", "threads"};
+const std::set<std::string> kSettingKeys = {"budget", "time", "seed", "proposers", "min_gain", "threads", "optimize_args"};
 
 std::set<std::string> with(std::set<std::string> a, std::initializer_list<std::string> more) {
   a.insert(more);
@@ -82,6 +88,11 @@ void write_settings(std::string& out, const Settings& s, const std::string& inde
   if (s.proposers) out += indent + "proposers: " + q(*s.proposers) + "\n";
   if (s.min_gain) out += indent + "min_gain: " + num(*s.min_gain) + "\n";
   if (s.threads) out += indent + "threads: " + std::to_string(*s.threads) + "\n";
+  if (s.optimize_args) {
+    out += indent + "optimize_args: [";
+    for (size_t i = 0; i < s.optimize_args->size(); ++i) out += (i ? ", " : "") + q((*s.optimize_args)[i]);
+    out += "]\n";
+  }
 }
 
 }  // namespace
@@ -98,6 +109,7 @@ Effective Manifest::effective(const Task& t) const {
   pick(e.proposers, t.settings.proposers, defaults.proposers);
   pick(e.min_gain, t.settings.min_gain, defaults.min_gain);
   pick(e.threads, t.settings.threads, defaults.threads);
+  pick(e.optimize_args, t.settings.optimize_args, defaults.optimize_args);
   return e;
 }
 
@@ -160,13 +172,13 @@ std::string manifest_yaml(const Manifest& m) {
   std::string out;
   out += "# AsmEvo campaign manifest (docs/campaign.md), written by `asmevo campaign init`.\n";
   out += "# Edit freely: per task `skip: true`, `priority` (higher runs first) and any setting of `defaults`\n";
-  out += "# (budget, time, seed, proposers, min_gain, threads) to override it for that task. A task that is\n";
+  out += "# (budget, time, seed, proposers, min_gain, threads, optimize_args) to override it for that task. A task that is\n";
   out += "# done is never redone; raising its budget makes it resume from its store.\n";
   out += "#   asmevo campaign run " + m.dir + " --engine local --jobs N   (or --engine slurm ...)\n";
   out += std::string("schema: ") + kSchema + "\n";
   out += "defaults:\n";
   write_settings(out, m.defaults, "  ");
-  if (!m.defaults.budget && !m.defaults.time_s && !m.defaults.seed && !m.defaults.proposers && !m.defaults.min_gain && !m.defaults.threads)
+  if (!m.defaults.budget && !m.defaults.time_s && !m.defaults.seed && !m.defaults.proposers && !m.defaults.min_gain && !m.defaults.threads && !m.defaults.optimize_args)
     out.replace(out.size() - 1, 1, " {}\n");
   out += m.tasks.empty() ? "tasks: []\n" : "tasks:\n";
   for (const auto& t : m.tasks) {
@@ -196,5 +208,6 @@ std::string task_report(const Manifest& m, const std::string& id) { return task_
 std::string task_state_file(const Manifest& m, const std::string& id) { return task_dir(m, id) + "/state.json"; }
 std::string task_log(const Manifest& m, const std::string& id) { return task_dir(m, id) + "/log.txt"; }
 std::string task_lock(const Manifest& m, const std::string& id) { return task_dir(m, id) + "/lock"; }
+std::string task_progress(const Manifest& m, const std::string& id) { return task_dir(m, id) + "/progress.json"; }
 
 }  // namespace asmevo::campaign

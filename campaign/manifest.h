@@ -8,6 +8,7 @@
 //   CAMPAIGN/tasks/<id>/state.json   the runner's record of the last attempt (campaign/state.h)
 //   CAMPAIGN/tasks/<id>/log.txt      every attempt's output, appended
 //   CAMPAIGN/tasks/<id>/lock         held (fcntl write lock) while an attempt runs
+//   CAMPAIGN/tasks/<id>/progress.json the running attempt's summary, refreshed every second
 //   CAMPAIGN/slurm/                  array scripts, their task lists, submissions.json, Slurm output
 #pragma once
 #include <cstdint>
@@ -25,6 +26,7 @@ struct Settings {
   std::optional<std::string> proposers;   // --proposers
   std::optional<double> min_gain;         // percent (--min-gain)
   std::optional<unsigned> threads;        // emulator threads (--jobs of optimize; Slurm --cpus-per-task)
+  std::optional<std::vector<std::string>> optimize_args;  // more arguments for asmevo optimize, verbatim
 };
 
 // Settings with every field set: the task's over the campaign's defaults over the built-in ones.
@@ -35,6 +37,7 @@ struct Effective {
   std::string proposers = "rules,stochastic";
   double min_gain = 1;
   unsigned threads = 1;
+  std::vector<std::string> optimize_args;
 };
 
 struct Task {
@@ -75,5 +78,6 @@ std::string task_report(const Manifest& m, const std::string& id);
 std::string task_state_file(const Manifest& m, const std::string& id);
 std::string task_log(const Manifest& m, const std::string& id);
 std::string task_lock(const Manifest& m, const std::string& id);
+std::string task_progress(const Manifest& m, const std::string& id);
 
 }  // namespace asmevo::campaign

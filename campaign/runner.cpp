@@ -135,6 +135,7 @@ int run_task(const RunnerOptions& o) {
                            std::to_string(e.seed), "--proposers", e.proposers, "--min-gain", fmt::format("{}", e.min_gain), "--jobs",
                            std::to_string(e.threads)});
   if (e.time_s > 0) argv.insert(argv.end(), {"--time", fmt::format("{}", e.time_s)});
+  argv.insert(argv.end(), e.optimize_args.begin(), e.optimize_args.end());
   if (store_exists) argv.push_back("--resume");
   std::string command;
   for (const auto& a : argv) command += (command.empty() ? "" : " ") + a;
@@ -154,7 +155,17 @@ int run_task(const RunnerOptions& o) {
   g_child = child;
   if (g_signal) kill(child, g_signal);
   int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+  const std::string progress = task_progress(m, id);
+  // Every second: has it ended? Else copy the store's summary to progress.json (this host writes the store).
+  for (bool ended = false; !ended;) {
+    for (int i = 0; i < 10 && !ended; ++i) {
+      const pid_t w = waitpid(child, &status, WNOHANG);
+      if (w == child || (w < 0 && errno != EINTR)) ended = true;
+      else std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    StoreSummary now = summarize_store(task_store(m, id));
+    if (now.exists && now.error.empty()) write_progress(progress, now);
+  }
   g_child = 0;
 
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {

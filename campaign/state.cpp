@@ -114,14 +114,56 @@ StoreSummary summarize_store(const std::string& path) {
   return s;
 }
 
+void write_progress(const std::string& path, const StoreSummary& s) {
+  nlohmann::json j = {{"schema", "asmevo.campaign-progress/1"}, {"updated", now_utc()}, {"figure_kind", s.figure_kind},
+                      {"baseline_cycles", s.baseline_cycles}, {"baseline_us", s.baseline_us}, {"best_cycles", s.best_cycles},
+                      {"candidates", s.candidates}, {"accepted", s.accepted}, {"final", s.final}, {"final_verdict", s.final_verdict},
+                      {"seconds", s.seconds}, {"error", s.error}};
+  write_file_atomic(path, j.dump() + "\n");
+}
+
+std::optional<StoreSummary> read_progress(const std::string& path) {
+  if (!fs::exists(path)) return std::nullopt;
+  try {
+    auto j = nlohmann::json::parse(read_file_text(path));
+    StoreSummary s;
+    s.exists = true;
+    s.figure_kind = j.value("figure_kind", "modeled");
+    s.baseline_cycles = j.value("baseline_cycles", 0.0);
+    s.baseline_us = j.value("baseline_us", 0.0);
+    s.best_cycles = j.value("best_cycles", 0.0);
+    s.candidates = j.value("candidates", size_t{0});
+    s.accepted = j.value("accepted", size_t{0});
+    s.final = j.value("final", false);
+    s.final_verdict = j.value("final_verdict", "");
+    s.seconds = j.value("seconds", 0.0);
+    s.error = j.value("error", "");
+    return s;
+  } catch (const std::exception&) {
+    return std::nullopt;  // written atomically: only a foreign file gets here; the store is read instead
+  }
+}
+
 std::vector<TaskStatus> derive_status(const Manifest& m, const std::map<std::string, SlurmTask>& slurm) {
   std::vector<TaskStatus> out;
   for (const Task& t : m.tasks) {
     TaskStatus s;
     s.task = &t;
     s.record = read_record(task_state_file(m, t.id));
-    s.store = summarize_store(task_store(m, t.id));
     if (auto it = slurm.find(t.id); it != slurm.end()) s.slurm = it->second;
+    const bool held = lock_held(task_lock(m, t.id));
+    const bool slurm_running = s.slurm && !s.slurm->queue.empty() && s.slurm->queue != "PENDING";
+    std::optional<StoreSummary> progress = read_progress(task_progress(m, t.id));
+    if ((held || slurm_running) && progress) {
+      s.store = *progress;  // the store is being written, maybe on another host
+      s.live = true;
+    } else {
+      s.store = summarize_store(task_store(m, t.id));
+      if (!s.store.error.empty() && progress) {
+        s.store = *progress;
+        s.store.error.clear();
+      }
+    }
     const uint64_t budget = m.effective(t).budget;
     const bool in_queue = s.slurm && !s.slurm->queue.empty();
     const std::string slurm_verdict = !s.slurm ? "" : !s.slurm->account.empty() ? s.slurm->account : s.slurm->message;
@@ -132,7 +174,7 @@ std::vector<TaskStatus> derive_status(const Manifest& m, const std::map<std::str
         s.state = "incomplete";
         s.reason = fmt::format("finished with budget {}, the manifest now asks {}: resumes from its store", s.record->budget, budget);
       }
-    } else if (lock_held(task_lock(m, t.id))) {
+    } else if (held) {
       s.state = "running";
       if (s.record) s.reason = fmt::format("attempt {} on {} since {}", s.record->attempts, s.record->host, s.record->started);
     } else if (in_queue) {

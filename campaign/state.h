@@ -48,6 +48,13 @@ struct StoreSummary {
 };
 StoreSummary summarize_store(const std::string& path);
 
+// While an attempt runs, its runner (on the node that writes the store) copies the summary to
+// tasks/<id>/progress.json every second, atomically; `campaign status` reads that instead of the
+// store: SQLite's WAL index is shared memory, which other hosts of a network file system do not
+// see, so a store being written is only read on its writer's host.
+void write_progress(const std::string& path, const StoreSummary& s);
+std::optional<StoreSummary> read_progress(const std::string& path);
+
 // One array task as Slurm reports it.
 struct SlurmTask {
   std::string job;      // "JOBID_INDEX"
@@ -61,7 +68,8 @@ struct TaskStatus {
   const Task* task = nullptr;
   std::string state, reason;
   std::optional<TaskRecord> record;
-  StoreSummary store;
+  StoreSummary store;         // from the store, or from progress.json while the task runs
+  bool live = false;          // `store` is the running attempt's last progress snapshot
   std::optional<SlurmTask> slurm;
   bool runnable() const { return state == "new" || state == "incomplete" || state == "failed"; }
 };

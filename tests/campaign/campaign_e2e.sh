@@ -51,12 +51,13 @@ for k in vector_add_kernel gelu_add_kernel; do
 done
 mkdir -p "$tmp/in/triton-specs"
 cp "$src/corpus/triton/launch/vector_add_kernel.yaml" "$src/corpus/triton/launch/gelu_add_kernel.yaml" "$tmp/in/triton-specs/"
-# A plain folder: X.co beside X.yaml (sigmoid), and a spec whose kernel one object of the folder
-# defines (axpy.co holds axpy_f32 and axpy_f64; only axpy_f32 has a spec). `long` gets interrupted.
-cp "$hip/sigmoid.co" "$hip/axpy.co" "$src/corpus/hip/launch/axpy_f32.yaml" "$tmp/in/plain/"
-cp "$src/corpus/hip/launch/sigmoid_f32_vec4.yaml" "$tmp/in/plain/sigmoid.yaml"
-long=axpy_f32
-long_budget=150
+# A plain folder: X.co beside X.yaml (layernorm), and a spec whose kernel one object of the folder
+# defines (axpy.co holds axpy_f32 and axpy_f64; only axpy_f32 has a spec). `long` gets interrupted:
+# layernorm's candidates are among the slower ones (~5/s here), so the interruption lands midway.
+cp "$hip/layernorm.co" "$hip/axpy.co" "$src/corpus/hip/launch/axpy_f32.yaml" "$tmp/in/plain/"
+cp "$src/corpus/hip/launch/layernorm_f32.yaml" "$tmp/in/plain/layernorm.yaml"
+long=layernorm_f32
+long_budget=40
 
 "$asmevo" campaign init "$tmp/in/hip/tasks.list" "$tmp/in/triton-cache" "$tmp/in/plain" --specs "$tmp/in/triton-specs" \
   --budget 3 -o "$tmp/c" > "$tmp/init.txt"
@@ -74,7 +75,9 @@ PY
 [ "$(field $long budget)" = "$long_budget" ] || fail "the edited budget was not read"
 [ "$(json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["tasks"]))')" = 6 ] || fail "status does not list 6 tasks"
 
-candidates_at_least() { [ "$(field $long candidates)" -ge "$1" ] 2>/dev/null; }
+# The long task is reported running and has stored candidates (one status call, so the kill comes quickly).
+long_running() { json | python3 -c 'import json,sys; t=[t for t in json.load(sys.stdin)["tasks"] if t["id"]==sys.argv[1]][0]; sys.exit(0 if t["state"]=="running" and t["candidates"]>=1 else 1)' "$long"; }
+done_now() { json | python3 -c 'import json,sys; print(" ".join(t["id"] for t in json.load(sys.stdin)["tasks"] if t["state"]=="done"))'; }
 state_is() { [ "$(field "$1" state)" = "$2" ]; }
 others_done() { json | python3 -c 'import json,sys; sys.exit(0 if all(t["state"]=="done" for t in json.load(sys.stdin)["tasks"] if t["id"]!=sys.argv[1]) else 1)' "$long"; }
 everything_done() { json | python3 -c 'import json,sys; sys.exit(0 if all(t["state"]=="done" for t in json.load(sys.stdin)["tasks"]) else 1)'; }
@@ -87,17 +90,16 @@ if [ "$engine" = slurm ]; then
   job="$(sed -n 's/^submitted job array \([0-9]*\) .*/\1/p' "$tmp/run1.txt")"
   [ -n "$job" ] || fail "no job id in the submission output"
   grep -q -- "--array=0-5%2" "$tmp/c/slurm/array-1.sh" || fail "the array script does not hold one array of 6 tasks at most 2 at once"
-  wait_for 120 "the long task to run and store 2 candidates" candidates_at_least 2
-  state_is $long running || fail "the long task is not reported running"
   # The long task has priority 10: it is index 0 of the array.
   [ "$(head -1 "$tmp/c/slurm/array-1.tasks")" = "$long" ] || fail "the priority task is not first in the array"
+  wait_for 120 "the long task to run and store candidates" long_running
   scancel "${job}_0"
   wait_for 60 "the cancelled task to leave the queue" state_is $long failed
   reason="$(field $long reason)"; echo "cancelled task: $reason"
   echo "$reason" | grep -q "SIGTERM" || fail "the failure reason does not say it was killed: $reason"
   echo "$reason" | grep -q "CANCELLED" || fail "the failure reason does not carry Slurm's verdict: $reason"
   wait_for 240 "the other tasks to finish" others_done
-  done_before="$(json | python3 -c 'import json,sys; print(" ".join(t["id"] for t in json.load(sys.stdin)["tasks"] if t["state"]=="done"))')"
+  done_before="$(done_now)"
   before="$(field $long candidates)"
   "$asmevo" campaign run "$tmp/c" --engine slurm --array-max 2 > "$tmp/run2.txt"
   cat "$tmp/run2.txt"
@@ -108,11 +110,10 @@ else
   # Local: the engine is killed with SIGKILL while the long task runs; its tasks die with it.
   "$asmevo" campaign run "$tmp/c" --engine local --jobs 2 > "$tmp/run1.txt" 2>&1 &
   engine_pid=$!
-  wait_for 120 "the long task to store 2 candidates" candidates_at_least 2
-  state_is $long running || fail "the long task is not reported running"
-  done_before="$(json | python3 -c 'import json,sys; print(" ".join(t["id"] for t in json.load(sys.stdin)["tasks"] if t["state"]=="done"))')"
+  wait_for 120 "the long task to run and store candidates" long_running
   kill -9 "$engine_pid"; wait "$engine_pid" 2>/dev/null || true; engine_pid=""
   wait_for 30 "the killed task to stop" state_is $long failed
+  done_before="$(done_now)"  # a kill never makes a task done: these were done before it
   reason="$(field $long reason)"; echo "killed task: $reason"
   echo "$reason" | grep -q "SIGTERM" || fail "the failure reason does not say it was killed: $reason"
   before="$(field $long candidates)"

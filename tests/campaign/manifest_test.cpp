@@ -35,6 +35,7 @@ Manifest sample(const std::string& dir) {
   b.settings.budget = 999;
   b.settings.threads = 4;
   b.settings.proposers = "rules";
+  b.settings.optimize_args = std::vector<std::string>{"--windows", "8"};
   m.tasks = {a, b};
   return m;
 }
@@ -67,6 +68,8 @@ TEST(Manifest, RoundTripsAndMergesSettings) {
   EXPECT_EQ(b.budget, 999u);        // the task's own
   EXPECT_EQ(b.threads, 4u);
   EXPECT_EQ(b.proposers, "rules");
+  EXPECT_EQ(b.optimize_args, (std::vector<std::string>{"--windows", "8"}));
+  EXPECT_TRUE(a.optimize_args.empty());
   EXPECT_EQ(task_store(m, "relu_f32.gfx90a"), tmp / "tasks/relu_f32.gfx90a/store.sqlite");
   EXPECT_EQ(manifest_yaml(m), manifest_yaml(load_manifest(tmp.path.string())));  // stable
 }
