@@ -112,6 +112,14 @@ void walk(const fs::path& dir, std::vector<std::string>& objects, std::vector<st
   std::sort(yamls.begin(), yamls.end());
 }
 
+bool under_any(const std::string& path, const std::vector<std::string>& dirs) {
+  for (const auto& d : dirs) {
+    const std::string prefix = absolute_path(d) + "/";
+    if (path.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 std::string safe(const std::string& s) {
   std::string out;
   for (char c : s) out += (isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.') ? c : '_';
@@ -135,6 +143,7 @@ Collected collect(const std::vector<std::string>& inputs, const std::vector<std:
       walk(input, objects, yamls);
       for (const auto& o : objects) c.object(o, root);
       for (const auto& y : yamls) {
+        if (under_any(y, spec_dirs)) continue;  // a --specs folder inside an input: its specs are shared ones
         std::string kernel = spec_kernel(y);
         if (!kernel.empty()) specs.push_back({y, kernel, root, false});
       }

@@ -86,6 +86,19 @@ TEST(Collect, TritonCacheWithSharedSpecsOneTaskPerEntry) {
   EXPECT_NE(c.unused_specs[0].find("softmax_kernel"), std::string::npos);
 }
 
+TEST(Collect, SpecsFolderInsideAnInputIsShared) {
+  // `campaign init corpus/triton --specs corpus/triton/launch`: the specs apply to every arch.
+  TempDir tmp;
+  for (const char* arch : {"gfx942", "gfx90a"})
+    copy(corpus::triton_object(arch, "rmsnorm_kernel"), tmp / (std::string("triton/") + arch + "/rmsnorm_kernel.hsaco"));
+  copy(corpus::triton_spec("rmsnorm_kernel"), tmp / "triton/launch/rmsnorm_kernel.yaml");
+  Collected c = collect({tmp / "triton"}, {tmp / "triton/launch"});
+  ASSERT_EQ(c.tasks.size(), 2u);
+  EXPECT_EQ(c.tasks[0].id, "rmsnorm_kernel.gfx90a");
+  EXPECT_EQ(c.tasks[1].id, "rmsnorm_kernel.gfx942");
+  EXPECT_TRUE(c.unused_specs.empty());
+}
+
 TEST(Collect, ListFileRelativePathsAndComments) {
   TempDir tmp;
   copy(hip("relu.co"), tmp / "l/objs/relu.co");
