@@ -84,7 +84,8 @@ everything_done() { json | python3 -c 'import json,sys; sys.exit(0 if all(t["sta
 
 if [ "$engine" = slurm ]; then
   mkdir -p "$tmp/cluster"
-  eval "$("$here/slurm_cluster.sh" start "$tmp/cluster")"
+  cluster_env="$("$here/slurm_cluster.sh" start "$tmp/cluster")" || fail "the Slurm cluster did not start (the reason is above)"
+  eval "$cluster_env"
   "$asmevo" campaign run "$tmp/c" --engine slurm --array-max 2 --time 10:00 > "$tmp/run1.txt"
   cat "$tmp/run1.txt"
   job="$(sed -n 's/^submitted job array \([0-9]*\) .*/\1/p' "$tmp/run1.txt")"

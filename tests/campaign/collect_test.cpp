@@ -1,12 +1,14 @@
 // campaign init's input forms and pairing rules (campaign/collect.h) on corpus objects, and the
 // CLI's refusals.
 #include "campaign/collect.h"
+#include "campaign/state.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sys/wait.h>
 
 #include "corpus/index/corpus.h"
 #include "support/error.h"
@@ -168,6 +170,66 @@ TEST(CampaignCli, InitRefusesAnExistingCampaignAndRunNeedsOne) {
   EXPECT_NE(output().find("1 new"), std::string::npos) << output();
   EXPECT_EQ(run("campaign run " + tmp / "c" + " --engine slurm --dry-run"), 0) << output();
   EXPECT_TRUE(fs::exists(tmp / "c/slurm/array-1.sh"));
+}
+
+}  // namespace
+}  // namespace asmevo::campaign
+
+namespace asmevo::campaign {
+namespace {
+
+// Runs the CLI; returns its exit code and fills `out` with stdout and stderr.
+int cli(const std::string& args, const TempDir& tmp, std::string& out) {
+  const std::string log = tmp / "cli.txt";
+  int rc = std::system((std::string(ASMEVO_CLI) + " " + args + " > " + log + " 2>&1").c_str());
+  std::ifstream in(log);
+  out.assign(std::istreambuf_iterator<char>(in), {});
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(CampaignCli, SkipBudgetRaiseAndChangedObject) {
+  TempDir tmp;
+  copy(hip("relu.co"), tmp / "in/relu.co");
+  copy(corpus::hip_spec("relu_f32"), tmp / "in/relu.yaml");
+  copy(hip("vector_add.co"), tmp / "in/vector_add.co");
+  copy(corpus::hip_spec("vector_add"), tmp / "in/vector_add.yaml");
+  std::string out;
+  ASSERT_EQ(cli("campaign init " + tmp / "in" + " -o " + tmp / "c" + " --budget 2", tmp, out), 0) << out;
+  Manifest m = load_manifest(tmp / "c");
+  ASSERT_EQ(m.tasks.size(), 2u);
+  ASSERT_EQ(m.tasks[1].id, "vector_add");
+  m.tasks[1].skip = true;
+  write_manifest(m);
+  ASSERT_EQ(cli("campaign run " + tmp / "c" + " --engine local", tmp, out), 0) << out;
+  auto status = [&] { return derive_status(load_manifest(tmp / "c")); };
+  auto s = status();
+  EXPECT_EQ(s[0].state, "done") << s[0].reason;
+  EXPECT_EQ(s[0].store.candidates, 2u);
+  EXPECT_EQ(s[1].state, "skipped");
+  EXPECT_FALSE(fs::exists(tmp / "c/tasks/vector_add"));  // never started
+
+  // A larger budget makes the done task incomplete; the next run resumes it from its store.
+  m.tasks[0].settings.budget = 4;
+  write_manifest(m);
+  EXPECT_EQ(status()[0].state, "incomplete");
+  ASSERT_EQ(cli("campaign run " + tmp / "c" + " --engine local", tmp, out), 0) << out;
+  s = status();
+  EXPECT_EQ(s[0].state, "done") << s[0].reason;
+  EXPECT_EQ(s[0].store.candidates, 4u);
+  ASSERT_TRUE(s[0].record);
+  EXPECT_EQ(s[0].record->attempts, 2);
+  std::ifstream log(tmp / "c/tasks/relu_f32/log.txt");
+  EXPECT_NE(std::string(std::istreambuf_iterator<char>(log), {}).find("resuming from its store"), std::string::npos);
+
+  // An object that changed since init is refused: its store belongs to the old bytes.
+  copy(hip("vector_add.co"), tmp / "in/relu.co");
+  m.tasks[0].settings.budget = 6;
+  write_manifest(m);
+  EXPECT_EQ(cli("campaign run " + tmp / "c" + " --engine local", tmp, out), 1) << out;
+  s = status();
+  EXPECT_EQ(s[0].state, "failed");
+  EXPECT_NE(s[0].reason.find("changed since campaign init"), std::string::npos) << s[0].reason;
+  EXPECT_EQ(s[0].store.candidates, 4u);  // nothing was added to the store
 }
 
 }  // namespace
