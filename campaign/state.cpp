@@ -167,13 +167,9 @@ std::vector<TaskStatus> derive_status(const Manifest& m, const std::map<std::str
     const uint64_t budget = m.effective(t).budget;
     const bool in_queue = s.slurm && !s.slurm->queue.empty();
     const std::string slurm_verdict = !s.slurm ? "" : !s.slurm->account.empty() ? s.slurm->account : s.slurm->message;
-    if (s.record && s.record->state == "done" && s.store.final && fs::exists(task_output(m, t.id))) {
-      if (s.record->budget >= budget || budget == 0) {
-        s.state = "done";
-      } else {
-        s.state = "incomplete";
-        s.reason = fmt::format("finished with budget {}, the manifest now asks {}: resumes from its store", s.record->budget, budget);
-      }
+    const bool finished = s.record && s.record->state == "done" && s.store.final && fs::exists(task_output(m, t.id));
+    if (finished && (s.record->budget >= budget || budget == 0)) {
+      s.state = "done";
     } else if (held) {
       s.state = "running";
       if (s.record) s.reason = fmt::format("attempt {} on {} since {}", s.record->attempts, s.record->host, s.record->started);
@@ -181,6 +177,9 @@ std::vector<TaskStatus> derive_status(const Manifest& m, const std::map<std::str
       const std::string& q = s.slurm->queue;
       s.state = q == "PENDING" || q == "REQUEUED" || q == "REQUEUE_HOLD" || q == "SUSPENDED" ? "queued" : "running";
       s.reason = "Slurm " + s.slurm->job + " " + q + (s.slurm->queue_reason.empty() || s.slurm->queue_reason == "None" ? "" : " (" + s.slurm->queue_reason + ")");
+    } else if (finished) {
+      s.state = "incomplete";
+      s.reason = fmt::format("finished with budget {}, the manifest now asks {}: resumes from its store", s.record->budget, budget);
     } else if (s.record && s.record->state == "running") {
       s.state = "failed";
       s.reason = "killed: attempt " + std::to_string(s.record->attempts) + " on " + s.record->host +

@@ -122,7 +122,7 @@ int run_status(const CampaignOptions& o) {
                           {"figures", st.figure_kind}, {"baseline_us", st.baseline_us}, {"speedup", st.speedup()},
                           {"verified", st.final && st.final_verdict == "EQUIVALENT"}, {"final_verdict", st.final_verdict},
                           {"candidates", st.candidates}, {"accepted", st.accepted}, {"seconds", st.seconds},
-                          {"attempts", s.record ? s.record->attempts : 0}};
+                          {"attempts", s.record ? s.record->attempts : 0}, {"live", s.live}};
       if (s.slurm) t["slurm"] = {{"job", s.slurm->job}, {"queue", s.slurm->queue}, {"account", s.slurm->account}, {"message", s.slurm->message}};
       j["tasks"].push_back(t);
     }
@@ -152,7 +152,16 @@ int run_status(const CampaignOptions& o) {
 
 int run_campaign(CampaignOptions& o) {
   if (*o.init) return run_init(o);
-  if (*o.run) return o.engine == "slurm" ? campaign::submit_slurm(o.campaign, o.slurm) : campaign::run_local(o.campaign, o.jobs);
+  if (*o.run) {
+    const bool slurm = o.engine == "slurm";
+    for (const char* opt : {"--partition", "--time", "--gres", "--array-max", "--account", "--qos", "--sbatch-arg", "--dry-run"})
+      if (!slurm && o.run->count(opt))
+        throw Error(std::string(opt) + " is an option of the Slurm engine", opt, "add --engine slurm, or leave it out for the local engine");
+    if (slurm && o.run->count("--jobs"))
+      throw Error("--jobs is an option of the local engine", "--jobs",
+                  "with Slurm, --array-max M limits the array tasks running at once; the manifest's threads sets the cores per task");
+    return slurm ? campaign::submit_slurm(o.campaign, o.slurm) : campaign::run_local(o.campaign, o.jobs);
+  }
   if (*o.status) return run_status(o);
   if (*o.report) {
     campaign::write_campaign_report(o.campaign, o.report_output);
