@@ -32,7 +32,7 @@ struct Case {
   std::string name, object, spec;
 };
 
-std::vector<Case> corpus(const std::string& arch) {
+std::vector<Case> corpus_cases(const std::string& arch) {
   std::vector<Case> out;
   for (const auto& k : corpus::kernels(arch))
     out.push_back({std::string(corpus::set_name(k.set)) + "/" + fs::path(k.spec).stem().string(), k.code_object, k.spec});
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
       double sum_emu = 0, sum_model = 0, worst_cost = 0;
       std::vector<double> ours, llvms;  // per straight-line window: modeled cycles per execution, LLVM's estimate
       std::string worst;
-      for (const auto& c : corpus(arch)) {
+      for (const auto& c : corpus_cases(arch)) {
         auto spec = emu::load_launch_spec(c.spec);
         auto co = codeobj::CodeObject::parse(read_file_bytes(c.object), c.object);
         const codeobj::Kernel* k = co.kernel(spec.kernel);

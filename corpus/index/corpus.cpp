@@ -13,7 +13,10 @@ namespace asmevo::corpus {
 namespace fs = std::filesystem;
 namespace {
 
-const fs::path kSource = ASMEVO_SOURCE_DIR, kBinary = ASMEVO_BINARY_DIR;
+// Plain strings, not fs::path objects: callers may use this library while other translation units'
+// namespace-scope objects are being initialized (a path object here might not exist yet then).
+constexpr const char* kSource = ASMEVO_SOURCE_DIR;
+constexpr const char* kBinary = ASMEVO_BINARY_DIR;
 
 std::vector<fs::path> sorted_files(const fs::path& dir, const std::string& ext) {
   std::vector<fs::path> out;
@@ -25,7 +28,7 @@ std::vector<fs::path> sorted_files(const fs::path& dir, const std::string& ext) 
 }
 
 std::vector<Kernel> hip_kernels(const std::string& arch) {
-  const fs::path dir = kBinary / "corpus" / "hip" / arch;
+  const fs::path dir = fs::path(kBinary) / "corpus" / "hip" / arch;
   if (!fs::is_directory(dir))
     throw Error("no HIP corpus for " + arch + " in the build tree", dir.string(), "build the target asmevo_corpus_hip");
   // Kernel names differ from file names: find each spec's kernel in the built objects.
@@ -35,7 +38,7 @@ std::vector<Kernel> hip_kernels(const std::string& arch) {
     for (const auto& k : co.kernels()) object_of.emplace(k.name, path.string());  // first file wins
   }
   std::map<std::string, Kernel> found;
-  for (const auto& spec : sorted_files(kSource / "corpus" / "hip" / "launch", ".yaml")) {
+  for (const auto& spec : sorted_files(fs::path(kSource) / "corpus" / "hip" / "launch", ".yaml")) {
     const std::string name = emu::load_launch_spec(spec.string()).kernel;
     auto it = object_of.find(name);
     if (it != object_of.end()) found[name] = {name, it->second, spec.string(), Set::hip, arch};
@@ -47,7 +50,7 @@ std::vector<Kernel> hip_kernels(const std::string& arch) {
 
 std::vector<Kernel> triton_kernels(const std::string& arch) {
   std::vector<Kernel> out;
-  for (const auto& spec : sorted_files(kSource / "corpus" / "triton" / "launch", ".yaml")) {
+  for (const auto& spec : sorted_files(fs::path(kSource) / "corpus" / "triton" / "launch", ".yaml")) {
     const std::string name = spec.stem().string();
     const std::string co = triton_object(arch, name);
     if (fs::exists(co)) out.push_back({emu::load_launch_spec(spec.string()).kernel, co, spec.string(), Set::triton, arch});
@@ -62,12 +65,12 @@ const char* set_name(Set s) { return s == Set::hip ? "hip" : "triton"; }
 
 std::string Kernel::label() const { return std::string(set_name(set)) + "/" + arch + "/" + name; }
 
-std::string hip_object(const std::string& arch, const std::string& file) { return (kBinary / "corpus" / "hip" / arch / file).string(); }
-std::string hip_spec(const std::string& kernel) { return (kSource / "corpus" / "hip" / "launch" / (kernel + ".yaml")).string(); }
+std::string hip_object(const std::string& arch, const std::string& file) { return (fs::path(kBinary) / "corpus" / "hip" / arch / file).string(); }
+std::string hip_spec(const std::string& kernel) { return (fs::path(kSource) / "corpus" / "hip" / "launch" / (kernel + ".yaml")).string(); }
 std::string triton_object(const std::string& arch, const std::string& kernel) {
-  return (kSource / "corpus" / "triton" / arch / (kernel + ".hsaco")).string();
+  return (fs::path(kSource) / "corpus" / "triton" / arch / (kernel + ".hsaco")).string();
 }
-std::string triton_spec(const std::string& kernel) { return (kSource / "corpus" / "triton" / "launch" / (kernel + ".yaml")).string(); }
+std::string triton_spec(const std::string& kernel) { return (fs::path(kSource) / "corpus" / "triton" / "launch" / (kernel + ".yaml")).string(); }
 
 std::vector<Kernel> kernels(const std::string& arch, Set set) { return set == Set::hip ? hip_kernels(arch) : triton_kernels(arch); }
 

@@ -104,7 +104,7 @@ TEST(Containers, HostSharedLibrariesYieldTheirFatbinCodeObjects) {
 
 TEST(Cli, MalformedInputExitsWithCodeTwoAndAClearMessage) {
   std::string dir = temp_dir();
-  auto good = asmevo::read_file_bytes(corpus::hip_object("gfx942", "softmax.co"));
+  auto good = asmevo::read_file_bytes(asmevo::corpus::hip_object("gfx942", "softmax.co"));
   auto truncated = good;
   truncated.resize(good.size() / 3);
   std::string path = dir + "/truncated.co";

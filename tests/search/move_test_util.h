@@ -68,7 +68,7 @@ struct CorpusKernel {
 };
 
 // Every corpus kernel of `arch` with its spec (corpus/index/corpus.h).
-inline std::vector<CorpusKernel> corpus(const std::string& arch = "gfx942") {
+inline std::vector<CorpusKernel> corpus_kernels(const std::string& arch = "gfx942") {
   std::vector<CorpusKernel> out;
   for (const auto& k : corpus::kernels(arch)) out.push_back({k.code_object, k.name, k.spec, k.label()});
   return out;
@@ -79,7 +79,7 @@ inline std::vector<CorpusKernel> corpus(const std::string& arch = "gfx942") {
 inline std::vector<std::string> run_on_corpus(search::Move& move, const std::string& arch = "gfx942") {
   std::vector<std::string> changed, refused;
   size_t total = 0;
-  for (const auto& c : corpus(arch)) {
+  for (const auto& c : corpus_kernels(arch)) {
     ++total;
     auto k0 = load(c.path);
     auto p = program::Program::recover(k0);

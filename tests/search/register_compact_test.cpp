@@ -129,7 +129,7 @@ TEST(RegisterCompactTest, SpreadCorpusKernelsAreCompactedBackAndStayEquivalent) 
   // gfx942 and gfx90a (MI200 differs in MFMA forms and has no architected flat scratch).
   size_t spread = 0, compacted_back = 0;
   std::vector<std::string> not_back;
-  std::vector<CorpusKernel> kernels = corpus("gfx942"), gfx90a = corpus("gfx90a");
+  std::vector<CorpusKernel> kernels = corpus_kernels("gfx942"), gfx90a = corpus_kernels("gfx90a");
   kernels.insert(kernels.end(), gfx90a.begin(), gfx90a.end());
   for (const auto& c : kernels) {
     auto k0 = load(c.path);

@@ -271,7 +271,7 @@ struct CorpusKernel {
 };
 
 // Every HIP gfx942 kernel with a launch spec and every Triton gfx942 kernel.
-std::vector<CorpusKernel> corpus() {
+std::vector<CorpusKernel> corpus_cases() {
   std::vector<CorpusKernel> out;
   for (const auto& k : corpus::kernels("gfx942")) out.push_back({k.code_object, k.name, k.spec});
   return out;
@@ -387,7 +387,7 @@ std::vector<std::string> narrow_form(const std::string& text) {
 TEST(WidenTest, CorpusSweepEveryEditIsSafeAndEquivalent) {
   // As compiled: every block of every corpus kernel; every proposed edit must be safe and
   // EQUIVALENT. The compilers already emit the wide forms, so little or nothing is expected here.
-  auto kernels = corpus();
+  auto kernels = corpus_cases();
   ASSERT_GE(kernels.size(), 40u);
   size_t edits = 0, changed = 0, faster = 0;
   for (const auto& c : kernels) {
@@ -416,7 +416,7 @@ TEST(WidenTest, CorpusNarrowedAndWidenedBack) {
   // must check clean (else it is skipped) and be EQUIVALENT; the move, block by block and on the
   // whole kernel, must give safe EQUIVALENT code; the modeled times say what widening is worth.
   size_t kernels = 0, skipped = 0, pieces = 0, merges = 0, identical = 0, faster = 0, edits = 0, merges_all = 0, faster_all = 0;
-  for (const auto& c : corpus()) {
+  for (const auto& c : corpus_cases()) {
     SCOPED_TRACE(c.kernel);
     auto k0 = load(c.object);
     auto p = program::Program::recover(k0);

@@ -20,8 +20,8 @@ int run(const std::string& cmd, std::string* out) {
 }
 
 std::string cli() { return ASMEVO_CLI; }
-std::string object() { return corpus::hip_object("gfx942", "matmul_tiled.co"); }
-std::string spec() { return corpus::hip_spec("matmul_tiled_f32"); }
+std::string object() { return asmevo::corpus::hip_object("gfx942", "matmul_tiled.co"); }
+std::string spec() { return asmevo::corpus::hip_spec("matmul_tiled_f32"); }
 
 TEST(TimingCli, TimeSaysItIsModeled) {
   std::string out;
