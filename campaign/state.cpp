@@ -154,8 +154,8 @@ std::vector<TaskStatus> derive_status(const Manifest& m, const std::map<std::str
     const bool held = lock_held(task_lock(m, t.id));
     const bool slurm_running = s.slurm && !s.slurm->queue.empty() && s.slurm->queue != "PENDING";
     std::optional<StoreSummary> progress = read_progress(task_progress(m, t.id));
-    if ((held || slurm_running) && progress) {
-      s.store = *progress;  // the store is being written, maybe on another host
+    if (held || slurm_running) {  // the store is being written, maybe on another host: never read it here
+      if (progress) s.store = *progress;
       s.live = true;
     } else {
       s.store = summarize_store(task_store(m, t.id));
