@@ -10,6 +10,7 @@
 #include "cli/inspect.h"
 #include "cli/run.h"
 #include "cli/abi_diff.h"
+#include "cli/campaign.h"
 #include "cli/check.h"
 #include "cli/mcp.h"
 #include "cli/optimize.h"
@@ -87,6 +88,8 @@ int main(int argc, char** argv) {
 
   asmevo::cli::DeployOptions deploy;
   auto cmd_deploy = asmevo::cli::add_deploy_command(app, deploy);
+  asmevo::cli::CampaignOptions campaign;
+  auto* cmd_campaign = asmevo::cli::add_campaign_command(app, campaign);
 
   asmevo::cli::CoverageOptions coverage;
   auto* cmd_cov = app.add_subcommand("coverage", "List the mnemonics in code objects that the emulator does not implement");
@@ -128,6 +131,7 @@ int main(int argc, char** argv) {
       for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
       return asmevo::cli::run_mcp(mcp, command_line);
     }
+    if (*cmd_campaign) return asmevo::cli::run_campaign(campaign);
   } catch (const asmevo::Error& e) {
     std::cerr << e.format() << "\n";
     return e.exit_code();

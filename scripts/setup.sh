@@ -15,6 +15,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian
   libz3-dev libz3-4
   python3-minimal python3-numpy python3-yaml
+  slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
 )
 # Node.js and npm run the MCP interoperability test (tests/mcp: the official MCP TypeScript SDK
 # client); a machine that already has both (e.g. from NodeSource) keeps its own.
