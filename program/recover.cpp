@@ -403,6 +403,14 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
             continue;
           }
         }
+        // A 256-aligned function that needs no padding gets its `.p2align 8` too (it emits nothing
+        // here), so that an edit which grows the code before it keeps the entry aligned. Only in
+        // sections aligned to 256 already, where the directive cannot change the section header.
+        if (i > 0 && sec->alignment >= 256 && function_starts.count(in.address) && in.address % 256 == 0 &&
+            !(lines.back().kind == Line::Directive && lines.back().text == "\t.p2align 8")) {
+          close_symbols_at(in.address);
+          lines.push_back({Line::Directive, "\t.p2align 8", in.address, {}});
+        }
         close_symbols_at(in.address);
         open_symbols_at(in.address);
         Line l;

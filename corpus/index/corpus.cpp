@@ -32,7 +32,7 @@ std::vector<Kernel> hip_kernels(const std::string& arch) {
   if (!fs::is_directory(dir))
     throw Error("no HIP corpus for " + arch + " in the build tree", dir.string(), "build the target asmevo_corpus_hip");
   // Kernel names differ from file names: find each spec's kernel in the built objects.
-  std::map<std::string, std::string> object_of;
+  std::map<std::string, std::string> object_of;  // kernel -> code object
   for (const auto& path : sorted_files(dir, ".co")) {
     auto co = codeobj::CodeObject::parse(read_file_bytes(path.string()), path.string());
     for (const auto& k : co.kernels()) object_of.emplace(k.name, path.string());  // first file wins
@@ -41,7 +41,9 @@ std::vector<Kernel> hip_kernels(const std::string& arch) {
   for (const auto& spec : sorted_files(fs::path(kSource) / "corpus" / "hip" / "launch", ".yaml")) {
     const std::string name = emu::load_launch_spec(spec.string()).kernel;
     auto it = object_of.find(name);
-    if (it != object_of.end()) found[name] = {name, it->second, spec.string(), Set::hip, arch};
+    if (it == object_of.end()) continue;
+    const bool kb = fs::path(it->second).stem().string().rfind("kb_", 0) == 0;
+    found[name] = {name, it->second, spec.string(), kb ? Set::kernelbench : Set::hip, arch};
   }
   std::vector<Kernel> out;
   for (auto& [name, k] : found) out.push_back(k);
@@ -61,7 +63,14 @@ std::vector<Kernel> triton_kernels(const std::string& arch) {
 
 }  // namespace
 
-const char* set_name(Set s) { return s == Set::hip ? "hip" : "triton"; }
+const char* set_name(Set s) {
+  switch (s) {
+    case Set::hip: return "hip";
+    case Set::kernelbench: return "kernelbench";
+    case Set::triton: return "triton";
+  }
+  return "?";
+}
 
 std::string Kernel::label() const { return std::string(set_name(set)) + "/" + arch + "/" + name; }
 
@@ -72,7 +81,14 @@ std::string triton_object(const std::string& arch, const std::string& kernel) {
 }
 std::string triton_spec(const std::string& kernel) { return (fs::path(kSource) / "corpus" / "triton" / "launch" / (kernel + ".yaml")).string(); }
 
-std::vector<Kernel> kernels(const std::string& arch, Set set) { return set == Set::hip ? hip_kernels(arch) : triton_kernels(arch); }
+std::vector<Kernel> hip_built_kernels(const std::string& arch) { return hip_kernels(arch); }
+
+std::vector<Kernel> kernels(const std::string& arch, Set set) {
+  std::vector<Kernel> out;
+  for (auto& k : set == Set::triton ? triton_kernels(arch) : hip_kernels(arch))
+    if (k.set == set) out.push_back(std::move(k));
+  return out;
+}
 
 std::vector<Kernel> kernels(const std::string& arch, const std::vector<std::string>& only) {
   std::vector<Kernel> all = hip_kernels(arch);

@@ -8,8 +8,10 @@
 
 namespace asmevo::corpus {
 
-enum class Set { hip, triton };
-const char* set_name(Set s);  // "hip" | "triton"
+// hip: corpus/hip's kernels; kernelbench: the KernelBench-style ones among them (corpus/hip/kb_*.hip,
+// built the same way); triton: corpus/triton's.
+enum class Set { hip, kernelbench, triton };
+const char* set_name(Set s);  // "hip" | "kernelbench" | "triton"
 
 struct Kernel {
   std::string name;         // the kernel symbol
@@ -26,13 +28,15 @@ std::string hip_spec(const std::string& kernel);                           // co
 std::string triton_object(const std::string& arch, const std::string& kernel);  // corpus/triton/<arch>/<kernel>.hsaco
 std::string triton_spec(const std::string& kernel);                        // corpus/triton/launch/<kernel>.yaml
 
-// Every corpus kernel of `arch` with a launch spec: HIP kernels first (each found in the
-// lexicographically first built .co that defines it), then Triton, each set sorted by kernel name.
+// Every corpus kernel of `arch` with a launch spec: the HIP-built sets first (hip and kernelbench,
+// each kernel found in the lexicographically first built .co that defines it), then Triton, each
+// sorted by kernel name.
 // `only` restricts to those kernel names, in that order (an Error names one that is not found).
 // An Error also says when the HIP corpus of `arch` was not built.
 std::vector<Kernel> kernels(const std::string& arch, const std::vector<std::string>& only = {});
 
-// The same list restricted to one set.
+// The same list restricted to one set, or to the kernels built from corpus/hip (hip and kernelbench).
 std::vector<Kernel> kernels(const std::string& arch, Set set);
+std::vector<Kernel> hip_built_kernels(const std::string& arch);
 
 }  // namespace asmevo::corpus

@@ -66,5 +66,6 @@ void register_reduction(std::vector<ReferenceEntry>& out);
 void register_matmul(std::vector<ReferenceEntry>& out);
 void register_conv(std::vector<ReferenceEntry>& out);
 void register_misc(std::vector<ReferenceEntry>& out);
+void register_kernelbench(std::vector<ReferenceEntry>& out);
 
 }  // namespace asmevo::corpus::detail

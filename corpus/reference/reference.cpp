@@ -17,6 +17,7 @@ const std::vector<ReferenceEntry>& references() {
     detail::register_matmul(t);
     detail::register_conv(t);
     detail::register_misc(t);
+    detail::register_kernelbench(t);
     return t;
   }();
   return table;

@@ -31,6 +31,8 @@ void register_vop_float(Registry& r) {
   valu<[](float a, float b, float c) { return std::fma(a, b, c); }>(r, "v_fma_f32");
   valu<[](float a, float b, float d) { return std::fma(a, b, d); }>(r, "v_fmac_f32", Category::Vector, kDstIsAccum);
   valu<[](float a, float b, float c) { float p = a * b; return p + c; }>(r, "v_mad_f32");
+  valu<[](float a, float b, float k) { float p = a * b; return p + k; }>(r, "v_madak_f32");  // printed: D, S0, S1, K; not fused, like v_mad_f32
+  valu<[](float a, float k, float b) { float p = a * k; return p + b; }>(r, "v_madmk_f32");  // printed: D, S0, K, S1
   valu<[](float a, float b, float k) { return std::fma(a, b, k); }>(r, "v_fmaak_f32");  // printed: D, S0, S1, K
   valu<[](float a, float k, float b) { return std::fma(a, k, b); }>(r, "v_fmamk_f32");  // printed: D, S0, K, S1
   valu<[](float a, float b, float d) { float p = a * b; return p + d; }>(r, "v_mac_f32", Category::Vector, kDstIsAccum);

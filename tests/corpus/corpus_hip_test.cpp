@@ -270,6 +270,7 @@ std::string scalar_dtype(const std::string& type) {
   if (type == "unsigned" || type == "unsigned int") return "u32";
   if (type == "float") return "f32";
   if (type == "double") return "f64";
+  if (type == "long long") return "i64";
   return "?" + type;
 }
 std::string pointee_dtype(std::string type) {
@@ -283,6 +284,7 @@ std::string pointee_dtype(std::string type) {
   if (type == "int") return "i32";
   if (type == "unsigned" || type == "unsigned int") return "u32";
   if (type == "unsigned char") return "u8";
+  if (type == "long long") return "i64";
   return "?" + type;
 }
 

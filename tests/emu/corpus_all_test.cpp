@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> spec_names() {
   std::vector<std::string> v;
-  for (const auto& k : corpus::kernels("gfx942", corpus::Set::hip)) v.push_back(fs::path(k.spec).stem().string());
+  for (const auto& k : corpus::hip_built_kernels("gfx942")) v.push_back(fs::path(k.spec).stem().string());
   std::sort(v.begin(), v.end());
   return v;
 }

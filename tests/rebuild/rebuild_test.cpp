@@ -189,6 +189,27 @@ TEST_P(Edits, ShrinkingTheFirstOfTwoKernelsKeepsTheSecondAligned) {
   }
 }
 
+// A kernel that starts on a 256-byte boundary with no padding in front of it (the code before
+// it happens to end there) must stay aligned when an edit grows that code: kb_reduce.co's
+// kb_argmax_dim1_f32 follows kb_max_dim1_f32 directly on gfx942 (found by the widen move's corpus
+// test, whose narrowed kb_max_dim1_f32 moved kb_argmax_dim1_f32 off its boundary).
+TEST(EditsUnpadded, GrowingTheCodeBeforeAnUnpaddedKernelKeepsItAligned) {
+  auto co = load(corpus::hip_object("gfx942", "kb_reduce.co"));
+  const auto* before = co.kernel("kb_max_dim1_f32");
+  const auto* after = co.kernel("kb_argmax_dim1_f32");
+  ASSERT_NE(before, nullptr);
+  ASSERT_NE(after, nullptr);
+  ASSERT_EQ(before->code_address + before->code_size, after->code_address) << "the corpus no longer has the unpadded case";
+  for (int grow : {1, 3}) {
+    auto p = program::Program::recover(co);
+    const auto* f = p.function("kb_max_dim1_f32");
+    p.insert_before(f->blocks[0].first + 1, std::vector<std::string>(grow, "s_nop 0"));
+    auto edited = rebuild(p, "grown");
+    for (const auto& k : edited.kernels()) EXPECT_EQ(k.code_address % 256, 0u) << k.name;
+    EXPECT_EQ(decode_kernel(edited, "kb_argmax_dim1_f32").insts.size(), decode_kernel(co, "kb_argmax_dim1_f32").insts.size());
+  }
+}
+
 TEST_P(Edits, RenamingAVgprAboveTheMaximumRaisesKdAndMetadataCounts) {
   auto co = load(fixture(GetParam()));
   auto p = program::Program::recover(co);
