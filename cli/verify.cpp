@@ -107,6 +107,8 @@ int run_verify(const VerifyCommandOptions& o) {
       }
     }
     auto backend = o.backend == "hip" ? verify::make_hip_backend(o.hip_library) : verify::make_emulator_backend(o.threads);
+    // Aimed inputs come from watching K0 execute, which only the emulator can do.
+    if (o.backend == "hip") vo.aimed_inputs = false;
     verify::Reference ref(*backend, k0, specs, vo);
     report = verify::verify_candidate(ref, k1, vo);
     if (o.prove) proof = prove_candidate(k0, k1, specs.at(0).kernel, o.prove_timeout_ms);

@@ -196,10 +196,10 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
         run_workgroup(ctx, L, setup, prog, wg, slot, lds, waves, opt);
       } catch (const Error&) {
         std::lock_guard<std::mutex> lock(mu);
-        if (k < first_error.load()) first_error = k, error = std::current_exception(), internal.reset();
+        if (g < first_error.load()) first_error = g, error = std::current_exception(), internal.reset();
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(mu);
-        if (k < first_error.load()) first_error = k, internal = e.what(), error = nullptr;
+        if (g < first_error.load()) first_error = g, internal = e.what(), error = nullptr;
       }
     }
     std::lock_guard<std::mutex> lock(mu);

@@ -141,7 +141,11 @@ class HipBackend : public Backend {
   }
   // Hardware schedules waves itself: RunVariant's emulator conditions do not apply. A kernel that
   // faults on a GPU stops the process in ROCm (no outcome to report); step limits do not exist.
-  RunOutcome run(const LoadedKernel& loaded, const emu::LaunchSpec& spec, uint64_t, const RunVariant&) override {
+  RunOutcome run(const LoadedKernel& loaded, const emu::LaunchSpec& spec, uint64_t, const RunVariant&,
+                 emu::ExecObserver* observer) override {
+    if (observer)
+      throw Error("the hip backend cannot observe the instructions a kernel executes", "--backend hip",
+                  "aimed inputs need the emulator's observer: they are not made with --backend hip");
     const auto& k = static_cast<const HipKernel&>(loaded);
     Prepared p = prepare(h_, k, spec);
     RunOutcome out;
