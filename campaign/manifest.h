@@ -8,7 +8,7 @@
 //   CAMPAIGN/tasks/<id>/state.json   the runner's record of the last attempt (campaign/state.h)
 //   CAMPAIGN/tasks/<id>/log.txt      every attempt's output, appended
 //   CAMPAIGN/tasks/<id>/lock         held (fcntl write lock) while an attempt runs
-//   CAMPAIGN/tasks/<id>/progress.json the running attempt's summary, refreshed every second
+//   CAMPAIGN/tasks/<id>/progress.json the running attempt's summary, refreshed every quarter second
 //   CAMPAIGN/slurm/                  array scripts, their task lists, submissions.json, Slurm output
 #pragma once
 #include <cstdint>

@@ -156,12 +156,12 @@ int run_task(const RunnerOptions& o) {
   if (g_signal) kill(child, g_signal);
   int status = 0;
   const std::string progress = task_progress(m, id);
-  // Every second: has it ended? Else copy the store's summary to progress.json (this host writes the store).
+  // Every quarter second: has it ended? Else copy the store's summary to progress.json (this host writes the store).
   for (bool ended = false; !ended;) {
-    for (int i = 0; i < 10 && !ended; ++i) {
+    for (int i = 0; i < 5 && !ended; ++i) {
       const pid_t w = waitpid(child, &status, WNOHANG);
       if (w == child || (w < 0 && errno != EINTR)) ended = true;
-      else std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      else std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     StoreSummary now = summarize_store(task_store(m, id));
     if (now.exists && now.error.empty()) write_progress(progress, now);

@@ -49,7 +49,7 @@ struct StoreSummary {
 StoreSummary summarize_store(const std::string& path);
 
 // While an attempt runs, its runner (on the node that writes the store) copies the summary to
-// tasks/<id>/progress.json every second, atomically; `campaign status` reads that instead of the
+// tasks/<id>/progress.json every quarter second, atomically; `campaign status` reads that instead of the
 // store: SQLite's WAL index is shared memory, which other hosts of a network file system do not
 // see, so a store being written is only read on its writer's host.
 void write_progress(const std::string& path, const StoreSummary& s);

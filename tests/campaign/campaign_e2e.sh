@@ -57,7 +57,7 @@ cp "$src/corpus/triton/launch/vector_add_kernel.yaml" "$src/corpus/triton/launch
 cp "$hip/layernorm.co" "$hip/axpy.co" "$src/corpus/hip/launch/axpy_f32.yaml" "$tmp/in/plain/"
 cp "$src/corpus/hip/launch/layernorm_f32.yaml" "$tmp/in/plain/layernorm.yaml"
 long=layernorm_f32
-long_budget=30
+long_budget=100
 
 "$asmevo" campaign init "$tmp/in/hip/tasks.list" "$tmp/in/triton-cache" "$tmp/in/plain" --specs "$tmp/in/triton-specs" \
   --budget 3 -o "$tmp/c" > "$tmp/init.txt"
