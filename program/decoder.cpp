@@ -2,6 +2,7 @@
 
 #include "support/error.h"
 
+#include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/MC/MCAsmInfo.h>
 #include <llvm/MC/MCContext.h>
@@ -306,10 +307,18 @@ void Decoder::Impl::decode(Worker& w, std::span<const uint8_t> bytes, uint64_t a
   }
   llvm::MCInst mi;
   uint64_t size = 0;
-  // SoftFail ("decoded but unpredictable") is accepted, as llvm-objdump does.
-  auto status = w.disasm->getInstruction(mi, size, llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()),
-                                         address, llvm::nulls());
-  if (status == llvm::MCDisassembler::Fail || size == 0 || size > bytes.size()) fail(bytes, address);
+  // SoftFail ("decoded but unpredictable") is accepted, as llvm-objdump does. LLVM 22's AMDGPU
+  // disassembler crashes on some invalid encodings (MUBUF with a literal soffset, for one; found by
+  // tests/emu/isa_decode_variants_test.cpp): it runs under crash recovery, and bytes it crashes on
+  // are refused like any undecodable bytes instead of ending the process.
+  static std::once_flag recovery;
+  std::call_once(recovery, [] { llvm::CrashRecoveryContext::Enable(); });
+  auto status = llvm::MCDisassembler::Fail;
+  llvm::CrashRecoveryContext crc;
+  const bool ran = crc.RunSafely([&] {
+    status = w.disasm->getInstruction(mi, size, llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()), address, llvm::nulls());
+  });
+  if (!ran || status == llvm::MCDisassembler::Fail || size == 0 || size > bytes.size()) fail(bytes, address);
 
   out.address = address;
   out.size = static_cast<uint32_t>(size);

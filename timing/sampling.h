@@ -52,10 +52,11 @@ struct SampleEstimate {
 
 // The relative error the slice itself may add (shared levels scaled, L2 and dispatcher sharing with
 // the CUs left out approximated), fitted on tests/timing/timing_sampling_test.cpp: its largest error of
-// a sample of several workgroups with equal end times (8.2 %, triton/vector_add_kernel 2 of 10, with
-// the calibrated latencies), rounded up. Fitted and checked on the same launches: not a held-out
-// figure (docs/timing.md, "Sampling").
-inline constexpr double kSliceErrorAllowance = 0.09;
+// a sample of several workgroups (10.9 %, kernelbench/kb_matmul_tall_skinny_f32 2 of 9), rounded up.
+// The first fit (9 %, on the 58 launches before the KernelBench-style corpus set) had its held-out
+// check when that set came in: 1 of its 31 launches exceeded the bound (this one, 10.9 % vs 10.8 %).
+// Now fitted and checked on the same 89 launches: not a held-out figure (docs/timing.md, "Sampling").
+inline constexpr double kSliceErrorAllowance = 0.11;
 // A sample of a single workgroup: how much slower the others may be (largest error of such samples
 // in the same test: 16 %, matmul_naive_f32 1 of 9 workgroups).
 inline constexpr double kOneWorkgroupAllowance = 0.25;

@@ -318,10 +318,10 @@ TEST(AgentSession, MalformedCallsAndInvalidAssemblyComeBackAsToolErrors) {
                    {{{"id", "b10"}, {"contains", {"of the starting object (K0)", "| live "}}},
                     {{"id", "b11"}, {"contains", {"error: no window '7'"}}},
                     {{"id", "b12"}, {"contains", {"edit_id 1 ready", "+v_sub_f32_e32 v2, v6, v7"}}},
-                    {{"id", "b13"}, {"contains", {"REJECTED at stage emulate", "DIFFERENT", "emulate  FAIL"}}, {"not_contains", {"ACCEPTED"}}}}}};
+                    {{"id", "b13"}, {"contains", {"REJECTED at stage prove", "DISPROVEN", "prove    FAIL"}}, {"not_contains", {"ACCEPTED"}}}}}};
   r.push_back(r5);
   json r6 = reply("That is all I can do.");
-  r6["expect"] = {{"tool_results", {{{"id", "b14"}, {"contains", {"rejected, grouped by cause", "x1 emulate: DIFFERENT", "llm llm-edit: sub"}}}}}};
+  r6["expect"] = {{"tool_results", {{{"id", "b14"}, {"contains", {"rejected, grouped by cause", "x1 prove: DISPROVEN", "llm llm-edit: sub"}}}}}};
   r.push_back(r6);
   MockServer server(dir, script);
   AgentRun run = optimize_with_agent(dir / "db.sqlite", llm_options(server));

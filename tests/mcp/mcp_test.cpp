@@ -24,7 +24,9 @@ namespace {
 
 const std::string kKernel = "vector_add_kernel";
 std::string k0_path() { return asmevo::corpus::triton_object("gfx942", kKernel); }
-std::string spec_path() { return asmevo::corpus::triton_spec(kKernel); }
+// The spec's small launches only: the swap below is a win there (1.034x), but on the spec's perf
+// launch (4M elements) it is worth 1.002x, under --min-gain, as issue 14 expects of such edits.
+std::string spec_path() { return asmevo::testing::spec_without_perf(asmevo::corpus::triton_spec(kKernel)); }
 
 // The first of two adjacent loads whose swap the optimizer's stochastic-swap move finds to be a
 // verified modeled speedup (1938 -> 1874 cycles when this was written): the client proposes it.
