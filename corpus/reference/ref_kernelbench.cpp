@@ -2,6 +2,7 @@
 // computed in double; each tolerance says why it is needed.
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "corpus/reference/detail.h"
 
@@ -43,6 +44,13 @@ struct Rows {
   int rows, cols;
   int64_t covered;
 };
+// A row's maximum and sum of exp(x - max), in double: what softmax, log-softmax and cross entropy share.
+std::pair<double, double> max_and_exp_sum(const float* xr, int cols) {
+  double m = kNegInf, s = 0;
+  for (int c = 0; c < cols; ++c) m = std::max(m, double(xr[c]));
+  for (int c = 0; c < cols; ++c) s += std::exp(xr[c] - m);
+  return {m, s};
+}
 Rows rows_of(Args& a, Dim3 g, Dim3 b, const char* k, size_t nargs, size_t rows_arg) {
   expect_args(a, nargs, k);
   expect_pow2(b, 256, k);
@@ -57,9 +65,7 @@ void kb_softmax_f32(Args& a, Dim3 g, Dim3 b, uint32_t) {
   float* y = buffer<float>(a, 1, r.covered * r.cols, k);
   for (int64_t i = 0; i < r.covered; ++i) {
     const float* xr = x + i * r.cols;
-    double m = kNegInf, s = 0;
-    for (int c = 0; c < r.cols; ++c) m = std::max(m, double(xr[c]));
-    for (int c = 0; c < r.cols; ++c) s += std::exp(xr[c] - m);
+    const auto [m, s] = max_and_exp_sum(xr, r.cols);
     for (int c = 0; c < r.cols; ++c) y[i * r.cols + c] = float(std::exp(xr[c] - m) / s);
   }
 }
@@ -70,9 +76,7 @@ void kb_log_softmax_f32(Args& a, Dim3 g, Dim3 b, uint32_t) {
   float* y = buffer<float>(a, 1, r.covered * r.cols, k);
   for (int64_t i = 0; i < r.covered; ++i) {
     const float* xr = x + i * r.cols;
-    double m = kNegInf, s = 0;
-    for (int c = 0; c < r.cols; ++c) m = std::max(m, double(xr[c]));
-    for (int c = 0; c < r.cols; ++c) s += std::exp(xr[c] - m);
+    const auto [m, s] = max_and_exp_sum(xr, r.cols);
     for (int c = 0; c < r.cols; ++c) y[i * r.cols + c] = float(xr[c] - (m + std::log(s)));
   }
 }
@@ -96,9 +100,7 @@ void kb_cross_entropy_f32(Args& a, Dim3 g, Dim3 b, uint32_t) {
   double total = loss[0];
   for (int64_t i = 0; i < r.covered; ++i) {
     const float* xr = x + i * r.cols;
-    double m = kNegInf, s = 0;
-    for (int c = 0; c < r.cols; ++c) m = std::max(m, double(xr[c]));
-    for (int c = 0; c < r.cols; ++c) s += std::exp(xr[c] - m);
+    const auto [m, s] = max_and_exp_sum(xr, r.cols);
     double picked = (t[i] >= 0 && t[i] < r.cols) ? xr[t[i]] : 0.0;
     total += (m + std::log(s) - picked) / r.rows;
   }
