@@ -187,18 +187,24 @@ std::string failure_cause(const std::string& stage, const std::string& reason) {
   return stage + ": " + r;
 }
 
+// A window's issue and stall cycles: the sum of its lines' profiles (windows_text and windows_json).
+template <class LineProfile> timing::InstProfile window_profile(const LineProfile& prof, const Window& w) {
+  timing::InstProfile sum;
+  for (size_t l = w.first; l <= w.last; ++l) {
+    auto it = prof.find(l);
+    if (it == prof.end()) continue;
+    sum.issue_cycles += it->second.issue_cycles;
+    for (int k = 0; k < timing::kNumStalls; ++k) sum.stall[k] += it->second.stall[k];
+  }
+  return sum;
+}
+
 std::string Toolbox::windows_text(AgentTurn& turn) {
   const auto prof = line_profile(turn.best());
   std::string s;
   size_t i = 0;
   for (const Window& w : turn.windows()) {
-    timing::InstProfile sum;
-    for (size_t l = w.first; l <= w.last; ++l) {
-      auto it = prof.find(l);
-      if (it == prof.end()) continue;
-      sum.issue_cycles += it->second.issue_cycles;
-      for (int k = 0; k < timing::kNumStalls; ++k) sum.stall[k] += it->second.stall[k];
-    }
+    const timing::InstProfile sum = window_profile(prof, w);
     s += fmt::format("  [{}] {}  lines L{}-L{}  {:.1f}% of cycles{}\n", i++, w.id, w.first, w.last, 100 * w.share,
                      stall_text(sum).empty() ? "" : ", top stall" + stall_text(sum));
   }
@@ -211,13 +217,7 @@ json Toolbox::windows_json(AgentTurn& turn) {
   json out = json::array();
   size_t i = 0;
   for (const Window& w : turn.windows()) {
-    timing::InstProfile sum;
-    for (size_t l = w.first; l <= w.last; ++l) {
-      auto it = prof.find(l);
-      if (it == prof.end()) continue;
-      sum.issue_cycles += it->second.issue_cycles;
-      for (int k = 0; k < timing::kNumStalls; ++k) sum.stall[k] += it->second.stall[k];
-    }
+    const timing::InstProfile sum = window_profile(prof, w);
     json j = {{"index", i++}, {"id", w.id}, {"first", w.first}, {"last", w.last}, {"share", w.share}};
     const timing::Stall top = timing::top_stall_of(sum);
     if (sum.stall[static_cast<int>(top)] > 0) {
