@@ -58,38 +58,31 @@ Rows rows_of(Args& a, Dim3 g, Dim3 b, const char* k, size_t nargs, size_t rows_a
   r.covered = std::min<int64_t>(r.rows, g.x);
   return r;
 }
-void kb_softmax_f32(Args& a, Dim3 g, Dim3 b, uint32_t) {
-  const char* k = "kb_softmax_f32";
+// x[rows, cols] -> y[rows, cols], one row at a time (softmax, log-softmax, L1 norm).
+template <class F> void row_to_row(Args& a, Dim3 g, Dim3 b, const char* k, F per_row) {
   Rows r = rows_of(a, g, b, k, 4, 2);
   const float* x = buffer<float>(a, 0, r.covered * r.cols, k);
   float* y = buffer<float>(a, 1, r.covered * r.cols, k);
-  for (int64_t i = 0; i < r.covered; ++i) {
-    const float* xr = x + i * r.cols;
-    const auto [m, s] = max_and_exp_sum(xr, r.cols);
-    for (int c = 0; c < r.cols; ++c) y[i * r.cols + c] = float(std::exp(xr[c] - m) / s);
-  }
+  for (int64_t i = 0; i < r.covered; ++i) per_row(x + i * r.cols, y + i * r.cols, r.cols);
+}
+void kb_softmax_f32(Args& a, Dim3 g, Dim3 b, uint32_t) {
+  row_to_row(a, g, b, "kb_softmax_f32", [](const float* xr, float* yr, int cols) {
+    const auto [m, s] = max_and_exp_sum(xr, cols);
+    for (int c = 0; c < cols; ++c) yr[c] = float(std::exp(xr[c] - m) / s);
+  });
 }
 void kb_log_softmax_f32(Args& a, Dim3 g, Dim3 b, uint32_t) {
-  const char* k = "kb_log_softmax_f32";
-  Rows r = rows_of(a, g, b, k, 4, 2);
-  const float* x = buffer<float>(a, 0, r.covered * r.cols, k);
-  float* y = buffer<float>(a, 1, r.covered * r.cols, k);
-  for (int64_t i = 0; i < r.covered; ++i) {
-    const float* xr = x + i * r.cols;
-    const auto [m, s] = max_and_exp_sum(xr, r.cols);
-    for (int c = 0; c < r.cols; ++c) y[i * r.cols + c] = float(xr[c] - (m + std::log(s)));
-  }
+  row_to_row(a, g, b, "kb_log_softmax_f32", [](const float* xr, float* yr, int cols) {
+    const auto [m, s] = max_and_exp_sum(xr, cols);
+    for (int c = 0; c < cols; ++c) yr[c] = float(xr[c] - (m + std::log(s)));
+  });
 }
 void kb_l1norm_f32(Args& a, Dim3 g, Dim3 b, uint32_t) {
-  const char* k = "kb_l1norm_f32";
-  Rows r = rows_of(a, g, b, k, 4, 2);
-  const float* x = buffer<float>(a, 0, r.covered * r.cols, k);
-  float* y = buffer<float>(a, 1, r.covered * r.cols, k);
-  for (int64_t i = 0; i < r.covered; ++i) {
+  row_to_row(a, g, b, "kb_l1norm_f32", [](const float* xr, float* yr, int cols) {
     double s = 0;
-    for (int c = 0; c < r.cols; ++c) s += std::fabs(x[i * r.cols + c]);
-    for (int c = 0; c < r.cols; ++c) y[i * r.cols + c] = float(x[i * r.cols + c] / (s / r.cols));
-  }
+    for (int c = 0; c < cols; ++c) s += std::fabs(xr[c]);
+    for (int c = 0; c < cols; ++c) yr[c] = float(xr[c] / (s / cols));
+  });
 }
 void kb_cross_entropy_f32(Args& a, Dim3 g, Dim3 b, uint32_t) {
   const char* k = "kb_cross_entropy_f32";
