@@ -28,6 +28,9 @@ struct OptimizeCommandOptions {
   double llm_temperature = 0.2, llm_timeout_s = 120;
   int llm_max_tokens = 2048, llm_retries = 4;
   size_t llm_context = 24000;
+  // --backend hip (docs/hip.md): verify and time candidates on a HIP runtime.
+  std::string backend = "emulator", hip_library;
+  unsigned warmup = 3, repetitions = 20;
 };
 
 CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& opts);

@@ -107,8 +107,10 @@ int run_verify(const VerifyCommandOptions& o) {
       }
     }
     auto backend = o.backend == "hip" ? verify::make_hip_backend(o.hip_library) : verify::make_emulator_backend(o.threads);
-    // Aimed inputs come from watching K0 execute, which only the emulator can do.
-    if (o.backend == "hip") vo.aimed_inputs = false;
+    // Aimed inputs come from watching K0 execute, which only the emulator can do: with a HIP
+    // runtime the emulator makes them and the runtime runs them.
+    std::unique_ptr<verify::Backend> aim_with;
+    if (o.backend == "hip") aim_with = verify::make_emulator_backend(o.threads), vo.aim_with = aim_with.get();
     verify::Reference ref(*backend, k0, specs, vo);
     report = verify::verify_candidate(ref, k1, vo);
     if (o.prove) proof = prove_candidate(k0, k1, specs.at(0).kernel, o.prove_timeout_ms);

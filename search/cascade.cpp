@@ -13,6 +13,7 @@
 #include "emu/program.h"
 #include "prove/prove.h"
 #include "support/error.h"
+#include "verify/hip_backend.h"
 
 namespace asmevo::search {
 namespace {
@@ -50,18 +51,23 @@ Cascade::Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const
                  const CascadeOptions& options)
     : k0_(std::make_shared<codeobj::CodeObject>(k0)), kernel_(kernel), specs_(specs), options_(options) {
   require(!specs_.empty(), "no launch spec for kernel " + kernel);
-  backend_ = verify::make_emulator_backend(options.threads);
+  backend_ = make_backend();
   for (const auto& s : specs_)
     if (!s.perf.empty())
       for (auto& r : emu::perf_runs(s)) perf_runs_.push_back(std::move(r));
   if (perf_runs_.empty()) perf_runs_ = emu::perf_runs(specs_[0]);  // v2: the first verification run
   verify::VerifyOptions vo;
+  if (options_.hip) aim_backend_ = verify::make_emulator_backend(options.threads), vo.aim_with = aim_backend_.get();
   const emu::LaunchSpec quick_run = emu::expand_runs(specs_[0]).at(0);
   quick_ = std::make_unique<verify::Reference>(*backend_, *k0_, std::vector<emu::LaunchSpec>{quick_run}, vo);
   full_ = std::make_unique<verify::Reference>(*backend_, *k0_, specs_, vo);
 }
 
 Cascade::~Cascade() = default;
+
+std::unique_ptr<verify::Backend> Cascade::make_backend() const {
+  return options_.hip ? verify::make_hip_backend(options_.hip->library) : verify::make_emulator_backend(options_.threads);
+}
 
 timing::ModeledRun Cascade::model(const codeobj::CodeObject& co) const {
   const codeobj::Kernel* k = co.kernel(kernel_);
@@ -75,10 +81,19 @@ Fitness Cascade::fitness(const codeobj::CodeObject& co) const {
   Fitness f;
   double log_cycles = 0, log_us = 0;
   for (const emu::LaunchSpec& run : perf_runs_) {
-    auto r = std::make_shared<timing::ModeledRun>(timing::model_kernel({&co, k, &run}, options_.threads));
-    f.launches.push_back({run.perf_name, static_cast<double>(r->model.cycles), r->model.microseconds});
-    log_cycles += std::log(std::max(1.0, static_cast<double>(r->model.cycles)));
-    log_us += std::log(std::max(1e-9, r->model.microseconds));
+    std::shared_ptr<timing::ModeledRun> r;
+    if (!options_.hip || !f.profile)  // the model's profile picks hot windows, also when timing is measured
+      r = std::make_shared<timing::ModeledRun>(timing::model_kernel({&co, k, &run}, options_.threads));
+    LaunchFigure figure;
+    if (options_.hip) {
+      const verify::HipTiming t = verify::time_with_hip(co, kernel_, run, options_.hip->warmup, options_.hip->repetitions, options_.hip->library);
+      figure = {run.perf_name, t.median_us * t.clock_khz / 1000.0, t.median_us};
+    } else {
+      figure = {run.perf_name, static_cast<double>(r->model.cycles), r->model.microseconds};
+    }
+    f.launches.push_back(figure);
+    log_cycles += std::log(std::max(1.0, figure.cycles));
+    log_us += std::log(std::max(1e-9, figure.microseconds));
     if (!f.profile) f.profile = std::move(r);
   }
   const double n = static_cast<double>(perf_runs_.size());
@@ -88,10 +103,14 @@ Fitness Cascade::fitness(const codeobj::CodeObject& co) const {
 }
 
 std::string Cascade::fitness_description() const {
-  if (perf_runs_.size() == 1) return "modeled cycles on " + emu::perf_description(perf_runs_[0]);
+  const std::string figure =
+      options_.hip ? fmt::format("measured time (median of {} HIP-event runs after {} warm-up, as cycles at the device's reported clock)",
+                                 options_.hip->repetitions, options_.hip->warmup)
+                   : "modeled cycles";
+  if (perf_runs_.size() == 1) return figure + " on " + emu::perf_description(perf_runs_[0]);
   std::string names;
   for (const auto& r : perf_runs_) names += (names.empty() ? "" : ", ") + fmt::format("'{}' ({}:{})", r.perf_name, r.path, r.perf_line);
-  return "geomean of modeled cycles on perf launches " + names;
+  return "geomean of " + figure + " on perf launches " + names;
 }
 
 std::string launch_changes(const std::vector<LaunchFigure>& before, const std::vector<LaunchFigure>& after) {
@@ -236,7 +255,7 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
   ev.launches = timed.launches;
   const double limit = parent.cycles * (1.0 - options_.min_gain);
   const std::string figure =
-      fmt::format("{:.0f} modeled cycles vs parent {:.0f} ({:.3f}x){}", ev.cycles, parent.cycles, ev.cycles > 0 ? parent.cycles / ev.cycles : 0.0,
+      fmt::format("{:.0f} {} cycles vs parent {:.0f} ({:.3f}x){}", ev.cycles, figure_kind(), parent.cycles, ev.cycles > 0 ? parent.cycles / ev.cycles : 0.0,
                   perf_runs_.size() == 1 ? " on perf launch " + perf_runs_[0].perf_name
                                          : " geomean over perf launches: " + launch_changes(parent.launches, timed.launches));
   if (ev.cycles > limit) {
@@ -289,8 +308,10 @@ void Cascade::add_counterexample(const emu::LaunchSpec& spec) {
 verify::VerifyReport Cascade::reverify(const codeobj::CodeObject& k1, uint64_t seed_offset) const {
   std::vector<emu::LaunchSpec> fresh = specs_;
   for (auto& s : fresh) s.seed += seed_offset;
-  auto backend = verify::make_emulator_backend(options_.threads);
-  verify::Reference ref(*backend, *k0_, fresh);
+  auto backend = make_backend();
+  verify::VerifyOptions ref_opts;
+  ref_opts.aim_with = aim_backend_.get();
+  verify::Reference ref(*backend, *k0_, fresh, ref_opts);
   verify::VerifyOptions opts;
   opts.counterexample_dir = options_.counterexample_dir;
   return verify::verify_candidate(ref, k1, opts);

@@ -39,9 +39,20 @@ struct CascadeOptions {
   // verdict, without liveness) but lets every candidate go on, to count refusals of good ones.
   enum class Proof { Off, Gate, Measure } proof = Proof::Gate;
   unsigned proof_timeout_ms = 2000;  // per solver query
+  // --backend hip (docs/hip.md): candidates run on a HIP runtime (dlopen) instead of the emulator,
+  // and the fitness is the median of HIP-event times on the perf launches, MEASURED, instead of
+  // the model. Aimed inputs are still made on the emulator (only it observes K0), hot windows still
+  // come from the model's profile (hardware counters are not read), and the final re-verification
+  // runs on the runtime too.
+  struct HipRuntime {
+    std::string library;  // "" = $ASMEVO_HIP_LIBRARY, else libamdhip64.so.5
+    unsigned warmup = 3, repetitions = 20;
+  };
+  std::optional<HipRuntime> hip;
 };
 
-// The fitness of a code object: modeled cycles on every perf launch, and their geomean.
+// The fitness of a code object: modeled cycles on every perf launch, and their geomean (with a HIP
+// runtime: measured µs, and "cycles" are those µs at the clock the device reports).
 struct Fitness {
   double cycles = 0, microseconds = 0;  // geomean over `launches`
   std::vector<LaunchFigure> launches;
@@ -93,6 +104,8 @@ class Cascade {
   // What the fitness is, naming its launches: "modeled cycles on perf launch 'decode' (k.yaml:21)",
   // "geomean of modeled cycles on perf launches 'decode' (..), 'prefill' (..)".
   std::string fitness_description() const;
+  // "modeled" (AsmEvo's model) or "measured" (HIP events on the runtime).
+  const char* figure_kind() const { return options_.hip ? "measured" : "modeled"; }
   // The model of the first perf launch.
   timing::ModeledRun model(const codeobj::CodeObject& co) const;
   Fitness fitness(const codeobj::CodeObject& co) const;
@@ -116,7 +129,9 @@ class Cascade {
   std::vector<emu::LaunchSpec> specs_;
   std::vector<emu::LaunchSpec> perf_runs_;
   CascadeOptions options_;
+  std::unique_ptr<verify::Backend> make_backend() const;
   std::unique_ptr<verify::Backend> backend_;
+  std::unique_ptr<verify::Backend> aim_backend_;  // the emulator that makes aimed inputs for a HIP runtime
   std::unique_ptr<verify::Reference> quick_, full_;
 };
 

@@ -321,8 +321,8 @@ class KernelSearch {
     ++accepted_;
     ++out.accepted_moves[edit.move];
     if (progress_.log)
-      progress_.log(fmt::format("{}: accepted #{} {} on {}: {:.0f} -> {:.0f} modeled cycles ({:.3f}x vs K0; {}: {}) — {}", kr_.kernel,
-                                child.id, edit.move, window_id, parent.ind.cycles, child.cycles, kr_.baseline_cycles / child.cycles,
+      progress_.log(fmt::format("{}: accepted #{} {} on {}: {:.0f} -> {:.0f} {} cycles ({:.3f}x vs K0; {}: {}) — {}", kr_.kernel,
+                                child.id, edit.move, window_id, parent.ind.cycles, child.cycles, cascade_.figure_kind(), kr_.baseline_cycles / child.cycles,
                                 cascade_.perf_runs().size() == 1 ? "perf launch" : "geomean over perf launches",
                                 launch_changes(parent.ind.launches, child.launches), edit.description));
     add_member(std::move(child));
@@ -361,6 +361,7 @@ struct KernelSession::Impl {
     co.patch_mode = !rebuildable;
     co.proof = o.proof;
     co.proof_timeout_ms = o.proof_timeout_ms;
+    co.hip = o.hip;
     return co;
   }
   OptimizeOptions o;
@@ -395,6 +396,7 @@ KernelSession::KernelSession(const codeobj::CodeObject& k0, const std::vector<ui
   want.baseline_cycles = base.cycles;
   want.baseline_us = base.microseconds;
   want.fitness = m.cascade.fitness_description();
+  want.figure_kind = m.cascade.figure_kind();
   want.perf_launches_json = launches_json(base.launches);
   want.listing = kernel_listing(*base.program, job.kernel);  // the first accepted edit's diff is against it
   want.per_line_json = per_line_json(base, job.kernel);

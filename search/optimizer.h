@@ -76,6 +76,7 @@ struct OptimizeOptions {
   unsigned llm_share = 2;  // the agent gets a turn every llm_share-th round
   CascadeOptions::Proof proof = CascadeOptions::Proof::Gate;  // the cascade's proof stage (docs/prove.md)
   unsigned proof_timeout_ms = 2000;
+  std::optional<CascadeOptions::HipRuntime> hip;  // --backend hip: run and time on a HIP runtime
 };
 
 // One candidate's proof stage (this run): its verdict, the window-level verdict when measured, and

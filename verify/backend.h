@@ -58,6 +58,9 @@ class Backend {
   virtual ~Backend() = default;
   // What its figures are: "emulated" (functional emulator) or "measured" (hardware).
   virtual std::string figure_kind() const = 0;
+  // Whether run() honours LaunchSpec::workgroup_sample (an emulator can run some workgroups of a
+  // grid; a GPU runs them all).
+  virtual bool runs_workgroup_samples() const { return false; }
   // Throws asmevo::Error when the kernel cannot run here at all (unsupported instruction).
   virtual std::unique_ptr<LoadedKernel> load(const codeobj::CodeObject& co, const std::string& kernel) = 0;
   // Runs one concrete launch (emu::expand_runs). Faults and step-limit stops are outcomes;

@@ -25,6 +25,7 @@ class EmulatorBackend : public Backend {
   explicit EmulatorBackend(unsigned threads) : threads_(threads ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
   std::string figure_kind() const override { return "emulated"; }
+  bool runs_workgroup_samples() const override { return true; }
 
   std::unique_ptr<LoadedKernel> load(const codeobj::CodeObject& co, const std::string& name) override {
     auto k = std::make_unique<EmulatedKernel>();

@@ -126,7 +126,7 @@ int verdict_exit_code(Verdict v) {
 
 Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std::vector<emu::LaunchSpec>& specs,
                      const VerifyOptions& options)
-    : backend_(backend), k0_(k0), aimed_(options.aimed_inputs) {
+    : backend_(backend), k0_(k0), aimed_(options.aimed_inputs), aim_with_(options.aim_with) {
   if (specs.empty()) throw Error("no launch spec given", k0.elf().name(), "pass --launch SPEC.yaml");
   kernel_ = specs.front().kernel;
   for (const auto& s : specs)
@@ -134,6 +134,7 @@ Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std:
       throw Error("launch specs name different kernels: " + kernel_ + " and " + s.kernel, s.path, "verify one kernel at a time");
   auto t0 = Clock::now();
   loaded_ = backend_.load(k0, kernel_);
+  if (aim_with_ && aimed_) aim_loaded_ = aim_with_->load(k0, kernel_);
   for (const auto& s : specs) add_spec(s);
   // Are K0's results independent of the wave schedule and of the firmware's kernarg preloading?
   // (They are for race-free kernels without float atomics inside a workgroup.) Checked on the
@@ -218,15 +219,16 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
       const size_t shape_end = runs_[i].label.rfind(", ");
       const std::string shape = shape_end == std::string::npos ? std::string() : runs_[i].label.substr(0, shape_end);
       if (!shapes.insert(shape).second) continue;
-      AimedInputs aimed = aim_inputs(backend_, *loaded_, runs_[i]);
+      AimedInputs aimed = aim_loaded_ ? aim_inputs(*aim_with_, *aim_loaded_, runs_[i]) : aim_inputs(backend_, *loaded_, runs_[i]);
       for (auto& n : aimed.notes) notes_.push_back(std::move(n));
       for (auto& a : aimed.sets) add_run(a.run, {"aimed input", a.run.label, a.describe()});
     }
   }
-  // Each perf launch at full size, on a sample of its workgroups (the same sample for K0 and K1).
+  // Each perf launch at full size, on a sample of its workgroups (the same sample for K0 and K1);
+  // a backend that cannot sample (a GPU) runs all of them.
   if (!spec.perf.empty())
     for (emu::LaunchSpec r : emu::perf_runs(spec)) {
-      r.workgroup_sample = emu::sample_workgroups(r.grid);
+      if (backend_.runs_workgroup_samples()) r.workgroup_sample = emu::sample_workgroups(r.grid);
       SampledRun sr;
       sr.label = r.label;
       sr.launch = emu::perf_description(r);
@@ -235,8 +237,10 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
       for (uint64_t g : r.workgroup_sample) sr.workgroups.push_back(emu::workgroup_text(r.grid, g));
       for (const auto& a : r.args)
         if (a.kind == emu::ArgSpec::Buffer) sr.buffer_bytes += a.count * emu::dtype_size(a.dtype);
-      r.label = fmt::format("{} ({} of {} workgroups)", r.label, r.workgroup_sample.size(), sr.workgroups_total);
-      add_run(r, {"perf launch", r.label, sr.launch + ", sampled workgroups"});
+      const bool sampled = !r.workgroup_sample.empty();
+      r.label = sampled ? fmt::format("{} ({} of {} workgroups)", r.label, r.workgroup_sample.size(), sr.workgroups_total)
+                        : fmt::format("{} (all {} workgroups)", r.label, sr.workgroups_total);
+      add_run(r, {"perf launch", r.label, sr.launch + (sampled ? ", sampled workgroups" : ", every workgroup")});
       sampled_runs_.push_back(std::move(sr));
     }
   for (size_t i = first; i < outcomes_.size(); ++i)
@@ -500,8 +504,12 @@ std::string VerifyReport::to_text() const {
   for (const auto& s : sampled_runs) {
     std::string wgs;
     for (const auto& w : s.workgroups) wgs += (wgs.empty() ? "" : " ") + w;
-    t += fmt::format("  sampled: {} = {}, {}, {:.1f} MiB of buffers at full size; {} of {} workgroups run: {}\n", s.label, s.launch,
-                     s.shape, s.buffer_bytes / 1048576.0, s.workgroups.size(), s.workgroups_total, wgs);
+    if (s.workgroups.empty())  // a backend that runs whole grids
+      t += fmt::format("  perf launch: {} = {}, {}, {:.1f} MiB of buffers; all {} workgroups run\n", s.label, s.launch, s.shape,
+                       s.buffer_bytes / 1048576.0, s.workgroups_total);
+    else
+      t += fmt::format("  sampled: {} = {}, {}, {:.1f} MiB of buffers at full size; {} of {} workgroups run: {}\n", s.label, s.launch,
+                       s.shape, s.buffer_bytes / 1048576.0, s.workgroups.size(), s.workgroups_total, wgs);
   }
   for (const auto& n : notes) t += "  note: " + n + "\n";
   return t;

@@ -74,6 +74,10 @@ struct VerifyOptions {
   bool static_checks = true;
   // Add input sets aimed at K0's data-dependent decisions (verify/aimed.h) to every launch shape.
   bool aimed_inputs = true;
+  // Where aimed inputs are made when `backend` cannot observe execution (a HIP runtime): an
+  // emulator runs K0 under the observer, and the sets it makes run on `backend` like any other.
+  // Null: `backend` itself.
+  Backend* aim_with = nullptr;
   size_t max_mismatches = 10;       // mismatches listed (all are counted)
   bool stop_at_first_difference = false;  // the optimizer's fast path; the CLI runs every set
   std::string counterexample_dir;   // save exposing input sets here (empty: do not save)
@@ -163,6 +167,8 @@ class Reference {
   std::vector<std::string> notes_;
   std::vector<Evidence> run_inputs_;
   bool aimed_ = true;
+  Backend* aim_with_ = nullptr;
+  std::unique_ptr<LoadedKernel> aim_loaded_;  // K0 on aim_with_
   std::vector<SampledRun> sampled_runs_;
   bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false, address_sensitive_ = false;
   std::set<uint64_t> executed_;
