@@ -382,6 +382,24 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
       std::set<uint64_t> function_starts;
       for (const auto& [a, s] : syms.by_address)
         if (s->section_index == sec->index && s->type == ELF::STT_FUNC) function_starts.insert(a);
+      // Bytes outside every function's [start, start + size) are not code anyone runs: clang pads
+      // between HIP kernels with zero words, which decode as `v_cndmask_b32 v0, s0, v0, vcc`, an
+      // instruction the assembler rightly rejects (two constant-bus reads). Such words are kept as
+      // raw bytes; the fillers the assembler itself writes (s_nop 0, s_code_end) stay instructions.
+      // Only where every function has a size: otherwise nothing is known to lie outside.
+      std::vector<std::pair<uint64_t, uint64_t>> function_ranges;
+      bool all_sized = true;
+      for (const auto& [a, s] : syms.by_address)
+        if (s->section_index == sec->index && s->type == ELF::STT_FUNC) {
+          all_sized &= s->size > 0;
+          function_ranges.emplace_back(a, a + s->size);
+        }
+      auto outside_functions = [&](const Instruction& in) {
+        if (!all_sized || function_ranges.empty() || labels.count(in.address)) return false;
+        for (const auto& [lo, hi] : function_ranges)
+          if (in.address < hi && in.address + in.size > lo) return false;
+        return true;
+      };
       size_t i = 0;
       while (i < cs->insts.size()) {
         const auto& in = cs->insts[i];
@@ -418,6 +436,8 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
         if (in.mnemonic == "<data>") {
           l.kind = Line::RawInstr;
         } else if (opts.raw_addresses.count(in.address)) {
+          l.kind = Line::RawInstr;
+        } else if (outside_functions(in) && !is_s_nop0(in) && in.mnemonic != "s_code_end") {
           l.kind = Line::RawInstr;
         } else if (auto it = rewritten.find(i); it != rewritten.end()) {
           l.kind = Line::Instr;
