@@ -1,4 +1,4 @@
 """The AITer check's cases, one module per kernel family; each module's CASES are collected here."""
-from families import gemm, pa
+from families import fmha, gemm, mla, pa
 
-CASES = [*gemm.CASES, *pa.CASES]
+CASES = [*gemm.CASES, *pa.CASES, *fmha.CASES, *mla.CASES]

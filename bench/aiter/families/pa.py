@@ -24,14 +24,14 @@ ARGS = struct16("O", "Q", "K", "V", "BT", "CL", "KQ", "VQ", "sclg2e", "mblk", "k
 D = 128
 
 
-def pa_fp8_pertoken_case(name, co, kernel, gqa, block_size, batch, kv_heads, ctx_lens):
+def pa_fp8_pertoken_case(name, co, kernel, gqa, block_size, batch, kv_heads, ctx_lens, qlen=1):
     heads = gqa * kv_heads
     x = 16  # fp8: 16 bytes / 1
     blocks_per_seq = max(-(-c // block_size) for c in ctx_lens)
     num_blocks = blocks_per_seq * batch
 
     def build(rng):
-        q = to_bf16(rng.uniform(-1, 1, (batch, heads, D)).astype(np.float32))
+        q = to_bf16(rng.uniform(-1, 1, (batch * qlen, heads, D)).astype(np.float32))
         # token-major caches first ([blocks, kv_heads, block_size, D]), then AITer's layouts
         k_tok = random_e4m3fnuz(rng, (num_blocks, kv_heads, block_size, D))
         v_tok = random_e4m3fnuz(rng, (num_blocks, kv_heads, block_size, D))
@@ -42,7 +42,7 @@ def pa_fp8_pertoken_case(name, co, kernel, gqa, block_size, batch, kv_heads, ctx
         bt = rng.permutation(num_blocks).astype(np.int32).reshape(batch, blocks_per_seq)
         cl = np.array(ctx_lens, dtype=np.int32)
         f = {
-            ARGS["O"]: Buffer("O", "bf16", count=batch * heads * D, output=True),
+            ARGS["O"]: Buffer("O", "bf16", count=batch * qlen * heads * D, output=True),
             ARGS["Q"]: Buffer("Q", "bf16", array=q),
             ARGS["K"]: Buffer("K", "u8", array=k_cache),
             ARGS["V"]: Buffer("V", "u8", array=v_cache),
@@ -56,7 +56,7 @@ def pa_fp8_pertoken_case(name, co, kernel, gqa, block_size, batch, kv_heads, ctx
             ARGS["Qs"]: Value("Qs", heads * D * 2),
             ARGS["Bs"]: Value("Bs", kv_heads * D * block_size),
             ARGS["KVs"]: Value("KVs", D * block_size),
-            ARGS["mtp"]: Value("mtp", 0),
+            ARGS["mtp"]: Value("mtp", qlen - 1),
             ARGS["GQA"]: Value("GQA", gqa),
         }
         inputs = {"q": q, "k_tok": k_tok, "v_tok": v_tok, "k_scale": k_scale, "v_scale": v_scale, "bt": bt, "cl": cl}
@@ -67,33 +67,43 @@ def pa_fp8_pertoken_case(name, co, kernel, gqa, block_size, batch, kv_heads, ctx
         q = from_bf16(inp["q"]).astype(np.float64)
         kq, vq = decode_e4m3fnuz(inp["k_tok"]), decode_e4m3fnuz(inp["v_tok"])
         ks, vs = inp["k_scale"], inp["v_scale"]
-        exact = np.zeros((batch, heads, D))
-        model = np.zeros((batch, heads, D))
-        for b in range(batch):
-            tok = [(int(inp["bt"][b, t // block_size]), t % block_size) for t in range(int(inp["cl"][b]))]
+        exact = np.zeros((batch * qlen, heads, D))
+        model = np.zeros((batch * qlen, heads, D))
+        for row in range(batch * qlen):
+            b, i = divmod(row, qlen)
+            seen = int(inp["cl"][b]) - (qlen - 1 - i)  # causal among the qlen new tokens
+            tok = [(int(inp["bt"][b, t // block_size]), t % block_size) for t in range(seen)]
             kb = np.stack([kq[blk, :, s] for blk, s in tok])  # [ctx, kv_heads, D] fp8 values
             vb = np.stack([vq[blk, :, s] for blk, s in tok])
             kbs = np.stack([ks[blk, :, s] for blk, s in tok])  # [ctx, kv_heads]
             vbs = np.stack([vs[blk, :, s] for blk, s in tok])
-            exact[b] = softmax_attention(q[b][None], kb * kbs[..., None], vb * vbs[..., None], 1 / math.sqrt(D))[0]
+            exact[row] = softmax_attention(q[row][None], kb * kbs[..., None], vb * vbs[..., None], 1 / math.sqrt(D))[0]
             for h in range(heads):
                 kvh = h // gqa
                 # the kernel's numerics: Q row and P row quantised to fp8 with their max at 240 (fp8 MFMAs)
-                qq = quantize_rowmax(q[b, h][None])[0]
+                qq = quantize_rowmax(q[row, h][None])[0]
                 s = (kb[:, kvh] @ qq) * kbs[:, kvh] / math.sqrt(D)
                 p = np.exp(s - s.max())
                 pv = quantize_rowmax((p * vbs[:, kvh])[None])[0]
-                model[b, h] = (pv @ vb[:, kvh]) / p.sum()
+                model[row, h] = (pv @ vb[:, kvh]) / p.sum()
         # The operator, with op_tests' checkAllclose defaults (rtol = atol = 1e-2); and the kernel's fp8
         # numerics within bf16 output rounding plus fp32 accumulation.
         return {"O": (exact, 1e-2, 1e-2), "O@fp8 Q/P model": (model, 1e-2, 1e-3)}
 
     return Case(name, co, kernel, f"pa decode bf16 Q, fp8 per-token KV, gqa {gqa}, block {block_size}, "
-                f"batch {batch}, kv_heads {kv_heads}, ctx {ctx_lens}", build, reference)
+                f"batch {batch}, kv_heads {kv_heads}, ctx {ctx_lens}, qlen {qlen}", build, reference)
 
 
 CASES = [
     pa_fp8_pertoken_case("pa_fp8_gqa10_qlen1", "gfx942/pa/pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen1_msk1.co",
                          "_ZN5aiter43pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen1_msk1E", gqa=10, block_size=1024,
                          batch=2, kv_heads=1, ctx_lens=[200, 77]),
+    # a context over two 1024-token blocks, two kv heads
+    pa_fp8_pertoken_case("pa_fp8_gqa10_qlen1_2blk", "gfx942/pa/pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen1_msk1.co",
+                         "_ZN5aiter43pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen1_msk1E", gqa=10, block_size=1024,
+                         batch=1, kv_heads=2, ctx_lens=[1100]),
+    # MTP: 2 query tokens per sequence, causal among them (cfg Mtp 12 = qlen 2 + 10, Msk 1)
+    pa_fp8_pertoken_case("pa_fp8_gqa10_qlen2", "gfx942/pa/pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen2_msk1.co",
+                         "_ZN5aiter43pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen2_msk1E", gqa=10, block_size=1024,
+                         batch=2, kv_heads=1, ctx_lens=[200, 77], qlen=2),
 ]
