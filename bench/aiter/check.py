@@ -9,7 +9,8 @@ nothing of AITer (code objects, inputs built for them, outputs) is committed.
 Each case (families/*.py) writes a launch spec from the layout of AITer's host-side KernelArgs struct and its
 launch grid (csrc/py_itfs_cu/asm_*.cu), fills the inputs with NumPy, runs `asmevo run --json`, and compares
 every output buffer with the reference of the operator: |got - want| <= atol + rtol * |want| elementwise
-(AITer's own test tolerance). A case may add a model of the kernel's own numerics (e.g. fp8 quantisation of
+(AITer's own test tolerance; like its checkAllclose, fewer than 5 % of the elements may fall outside, and
+how many do is shown). A case may add a model of the kernel's own numerics (e.g. fp8 quantisation of
 Q and P), named OUTPUT@model: its error is shown as evidence but does not decide the verdict. One line per case:
 
   MATCH      every output within tolerance (max abs error, and as a share of the reference's max |value|)
@@ -35,6 +36,9 @@ sys.path.insert(0, str(HERE))
 
 import kernarg  # noqa: E402
 from families import CASES  # noqa: E402
+
+
+TOL_ERR_RATIO = 0.05
 
 
 def run_case(case, asmevo, aiter_dir, work, timeout):
@@ -90,11 +94,14 @@ def run_case(case, asmevo, aiter_dir, work, timeout):
             worst.append(f"{label}: max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|), {int(bad.sum())} of {bad.size} "
                          f"outside atol {atol} + rtol {rtol}")
             continue
-        if bad.any():
+        # AITer's checkAllclose (aiter/test_common.py) passes a tensor with fewer than tol_err_ratio = 5 % of
+        # its elements outside the tolerance; the count is always shown.
+        if bad.mean() >= TOL_ERR_RATIO:
             i = int(np.argmax(bad))
             return "MISMATCH", (f"{label}[{i}] = {g[i]:.6g}, reference {r[i]:.6g}; {int(bad.sum())} of {bad.size} outside "
                                 f"atol {atol} + rtol {rtol}; max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|)"), stats
-        worst.append(f"{label}: max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|, {r.size} elements)")
+        outside = f", {int(bad.sum())} outside atol {atol} + rtol {rtol}" if bad.any() else ""
+        worst.append(f"{label}: max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|, {r.size} elements{outside})")
     note = f"; not in the metadata, not passed: {', '.join(dropped)}" if dropped else ""
     return "MATCH", "; ".join(worst) + note + f"  [{wall:.1f} s emulated]", stats
 

@@ -106,4 +106,7 @@ CASES = [
     pa_fp8_pertoken_case("pa_fp8_gqa10_qlen2", "gfx942/pa/pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen2_msk1.co",
                          "_ZN5aiter43pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen2_msk1E", gqa=10, block_size=1024,
                          batch=2, kv_heads=1, ctx_lens=[200, 77], qlen=2),
+    pa_fp8_pertoken_case("pa_fp8_gqa10_qlen4", "gfx942/pa/pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen4_msk1.co",
+                         "_ZN5aiter43pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen4_msk1E", gqa=10, block_size=1024,
+                         batch=2, kv_heads=1, ctx_lens=[130, 9], qlen=4),
 ]
