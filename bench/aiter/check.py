@@ -103,7 +103,8 @@ def run_case(case, asmevo, aiter_dir, work, timeout):
         outside = f", {int(bad.sum())} outside atol {atol} + rtol {rtol}" if bad.any() else ""
         worst.append(f"{label}: max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|, {r.size} elements{outside})")
     note = f"; not in the metadata, not passed: {', '.join(dropped)}" if dropped else ""
-    return "MATCH", "; ".join(worst) + note + f"  [{wall:.1f} s emulated]", stats
+    n = stats["instructions"]["total"]
+    return "MATCH", "; ".join(worst) + note + f"  [emulated: {n:,} wave-instructions, {wall:.1f} s]", stats
 
 
 def main():

@@ -22,8 +22,9 @@ SPEC_DTYPE = {"float32": "f32", "float16": "f16", "int32": "i32", "uint32": "u32
 class Buffer:
     """A buffer field: `array` is the input (None for an output), `dtype` the spec type (bf16 is uint16 storage)."""
 
-    def __init__(self, name, dtype, count=None, array=None, output=False, inout=False):
+    def __init__(self, name, dtype, count=None, array=None, output=False, inout=False, guard=None):
         self.name, self.dtype, self.array, self.output, self.inout = name, dtype, array, output, inout
+        self.guard = guard  # bytes mapped (and logged when read) around it: for kernels that over-read
         self.count = count if count is not None else int(array.size)
 
 
@@ -69,6 +70,8 @@ def build_spec(asmevo, co_file, kernel, grid, block, fields, dynamic_lds=0, writ
         label = f"{a['name']}_{a['offset']}"
         if isinstance(f, Buffer):
             e = {"name": f.name, "buffer": f.dtype, "count": f.count}
+            if f.guard is not None:
+                e["guard"] = f.guard
             if f.output:
                 e["output"] = True
             else:
@@ -80,8 +83,8 @@ def build_spec(asmevo, co_file, kernel, grid, block, fields, dynamic_lds=0, writ
             spec_args.append({"name": f.name, "value": str(f.value), "type": f.type})
         elif a["value_kind"] == "global_buffer":
             spec_args.append({"name": label, "pointer": None})
-        else:  # padding or a field the launch code leaves zero
-            spec_args.append({"name": label, "value": "0", "type": "u64" if a["size"] == 8 else "u32"})
+        else:  # padding (AITer's p2/p3, some listed as one 8- or 12-byte argument) or a field left zero
+            spec_args.append({"name": label, "value": "0", "type": "pad"})
     spec = {"kernel": kernel, "grid": list(grid), "block": list(block), "dynamic_lds": dynamic_lds, "seed": 1,
             "args": spec_args}
     return spec, dropped

@@ -36,3 +36,13 @@ def quantize_rowmax(x):
     m = np.abs(x).max(axis=-1, keepdims=True)
     m = np.where(m == 0, 1, m)
     return round_e4m3fnuz(x / m * 240) * m / 240
+
+
+_BYTE_OF = {float(v): b for b, v in enumerate(decode_e4m3fnuz(np.arange(256))) if not np.isnan(v) and b != 0x80}
+_BYTE_OF[0.0] = 0  # +0, not the -0 pattern
+
+
+def encode_e4m3fnuz(x):
+    """Bytes of values that are exactly fp8 e4m3fnuz (round first with round_e4m3fnuz)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.vectorize(lambda v: _BYTE_OF[float(v)], otypes=[np.uint8])(x)
