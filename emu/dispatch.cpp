@@ -209,6 +209,9 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
     } else if (s.kind == ArgSpec::NullPointer) {
       if (!is_ptr) throw Error(fmt::format("argument {} ({}) is a pointer in the spec but {} in the kernel", i, label, m.value_kind), where);
       put(kernarg, m.offset, 0, 8);
+    } else if (s.dtype == "pad") {  // zero bytes of the argument's size: the segment starts zeroed
+      if (m.value_kind != "by_value")
+        throw Error(fmt::format("argument {} ({}) is a pad in the spec but a {} in the kernel", i, label, m.value_kind), where);
     } else {
       if (m.value_kind != "by_value" || m.size != dtype_size(s.dtype))
         throw Error(fmt::format("argument {} ({}) is a {} value ({} bytes) in the spec but a {} of {} bytes in the kernel", i, label,

@@ -283,12 +283,13 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
       a.kind = ArgSpec::Value;
       if (!n["type"]) c.fail(n, "value argument needs type");
       a.dtype = c.as<std::string>(n["type"], "type");
-      static const std::set<std::string> ok{"i32", "u32", "i64", "u64", "f32", "f16", "f64", "i16", "u16", "i8", "u8", "bf16"};
+      // `pad`: zero bytes filling a by-value argument of any size (AITer's 12-byte struct padding)
+      static const std::set<std::string> ok{"i32", "u32", "i64", "u64", "f32", "f16", "f64", "i16", "u16", "i8", "u8", "bf16", "pad"};
       if (!ok.count(a.dtype)) c.fail(n["type"], "unknown value type '" + a.dtype + "'");
       a.value = c.as<std::string>(n["value"], "value");
       if (n["vary"]) {
         const YAML::Node& v = n["vary"];
-        if (!v.IsSequence() || v.size() != 2 || a.dtype.find('f') != std::string::npos)
+        if (!v.IsSequence() || v.size() != 2 || a.dtype.find('f') != std::string::npos || a.dtype == "pad")
           c.fail(v, "vary takes [lo, hi] for an integer value argument", "e.g. vary: [1, 781]: verify adds boundary launches in that range");
         a.vary = {{c.as<int64_t>(v[0], "vary"), c.as<int64_t>(v[1], "vary")}};
         if (a.vary->first > a.vary->second) c.fail(v, "vary: lo must not exceed hi");
@@ -337,6 +338,10 @@ uint64_t scalar_bits(const LaunchSpec& spec, size_t idx) {
   if (a.kind == ArgSpec::NullPointer) return 0;
   const std::string& t = a.dtype;
   const std::string& v = a.value;
+  if (t == "pad") {
+    if (v != "0") throw Error("a pad argument holds zero bytes: its value must be 0, not " + v);
+    return 0;
+  }
   size_t pos = 0;
   uint64_t r = 0;
   if (t == "f32") r = std::bit_cast<uint32_t>(std::stof(v, &pos));

@@ -274,7 +274,7 @@ ArgDraft draft_value(const KernelArg& a, const std::string& name) {
   auto it = by_size.find(a.size);
   if (it == by_size.end() || (elem && elem->lanes > 1)) {
     d.notes.push_back(fmt::format("{} bytes by value: a struct or vector, which the launch spec does not support (value "
-                                  "arguments are one scalar of 1, 2, 4 or 8 bytes)", a.size));
+                                  "arguments are one scalar of 1, 2, 4 or 8 bytes; padding is {{value: 0, type: pad}})", a.size));
     d.entry = fmt::format("{{name: {}, value: {}, type: {}}}", name, kFill, kFill);
     return d;
   }

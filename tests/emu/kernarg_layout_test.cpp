@@ -82,5 +82,36 @@ TEST(KernargLayout, ArgumentsBeyondTheSegmentAreAWarningAndTheKernelStillRuns) {
   EXPECT_EQ(bad, 0u);
 }
 
+// `{value: 0, type: pad}` takes the size of the kernel's by-value argument (here the 4-byte
+// n_elements) and leaves zeros there: the kernel sees n = 0 and writes nothing.
+TEST(KernargLayout, PadArgumentIsZeroBytesOfTheKernelsSize) {
+  const std::string path = corpus::triton_object("gfx942", "vector_add_kernel");
+  auto co = codeobj::CodeObject::parse(read_file_bytes(path), path);
+  const codeobj::Kernel* k = co.kernel("vector_add_kernel");
+  ASSERT_TRUE(k);
+  LaunchSpec spec = load_launch_spec(corpus::triton_spec("vector_add_kernel"));
+  size_t n_index = spec.args.size();
+  for (size_t i = 0; i < spec.args.size(); ++i)
+    if (spec.args[i].kind == ArgSpec::Value) n_index = i;
+  ASSERT_LT(n_index, spec.args.size());
+  spec.args[n_index].dtype = "pad";
+  spec.args[n_index].value = "0";
+  auto launch = prepare_launch(co, *k, spec, 1);
+  const auto* md = co.metadata()->kernel("vector_add_kernel");
+  uint64_t off = 0;
+  size_t explicit_i = 0;
+  for (const auto& a : md->args)
+    if (!a.is_hidden() && explicit_i++ == n_index) off = a.offset;
+  const uint8_t* kernarg = launch->mem.translate(launch->kernarg_addr + off, 4);
+  EXPECT_EQ(kernarg[0] | kernarg[1] | kernarg[2] | kernarg[3], 0);
+  program::Decoder dec(co.target());
+  auto prog = Program::build(co, *k, dec);
+  run_launch(*launch, *prog, RunOptions{});
+  auto out = launch->contents(launch->buffers[2]);
+  size_t written = 0;
+  for (uint8_t b : out) written += b != spec.poison;
+  EXPECT_EQ(written, 0u) << "n = 0: the output keeps its poison";
+}
+
 }  // namespace
 }  // namespace asmevo::emu

@@ -37,6 +37,23 @@ TEST(LaunchSpec, ParsesV1) {
   EXPECT_EQ(s.args[4].kind, ArgSpec::NullPointer);
 }
 
+// `type: pad` fills a by-value argument of any size with zeros (AITer's 12-byte struct padding).
+TEST(LaunchSpec, PadIsZeroBytesAndOnlyZero) {
+  std::string text = kGood;
+  text.replace(text.find("  - {pointer: null}"), 0, "  - {name: p, value: 0, type: pad}\n");
+  LaunchSpec s = parse_launch_spec_text(text, "spec.yaml");
+  ASSERT_EQ(s.args.size(), 6u);
+  EXPECT_EQ(s.args[4].kind, ArgSpec::Value);
+  EXPECT_EQ(s.args[4].dtype, "pad");
+  EXPECT_EQ(scalar_bits(s, 4), 0u);
+  std::string one = text;
+  one.replace(one.find("value: 0, type: pad"), 8, "value: 1");
+  EXPECT_THROW(parse_launch_spec_text(one, "spec.yaml"), Error);
+  std::string vary = text;
+  vary.replace(vary.find("type: pad}"), 10, "type: pad, vary: [0, 1]}");
+  EXPECT_THROW(parse_launch_spec_text(vary, "spec.yaml"), Error);
+}
+
 TEST(LaunchSpec, GeneratorsAreSeededAndDeterministic) {
   LaunchSpec s = parse_launch_spec_text(kGood);
   auto a = make_buffer(s, 0), b = make_buffer(s, 0);

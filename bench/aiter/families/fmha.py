@@ -1,0 +1,67 @@
+"""Flash attention forward v3 (hsa/gfx942/fmha_v3_fwd/MI300), AITer's fmha_fwd_v3 (batch mode, no mask).
+
+Launch (csrc/cpp_itfs/mha_fwd.cu: init_fmha_fwd_v3_args, get_grid_dim): grid (ceil(seqlen_q / ts_qo), nhead_q,
+batch), block 512 (256 for hd192x128); ts_qo 256 (hsa/gfx942/fmha_v3_fwd/fmha_fwd.csv). fmha_fwd_v3_args
+(csrc/include/mha_fwd.h), 16 bytes a field. Strides are in bytes: s_Seqs = q.stride(1), s_Ts = ts_qo *
+s_Seqs, s_Hs = q.stride(2), s_Bs = q.stride(0) (x2 for bf16), likewise for k, v, o; s_gqa = nhead_q /
+nhead_k; s_opt (tune_opt) 5; scalar = softmax scale 1/sqrt(d). Layout bshd (q [b, s, h, d]).
+Reference: op_tests/test_mha.py (attention_ref: softmax(q k^T * scale) v).
+"""
+import math
+
+import numpy as np
+
+from families.attention import softmax_attention
+from families.case import Case
+from kernarg import Buffer, Value, from_bf16, struct16, to_bf16
+
+ARGS = struct16("o", "q", "k", "v", "lse", "scalar", "s_seq_len", "s_Seqs", "s_Ts", "s_Hs", "s_Bs", "s_gqa",
+                "s_k_Seqs", "s_k_Hs", "s_k_Bs", "s_opt", "s_lse", "s_kv_seq_len", "s_qk_head_dim", "s_v_head_dim",
+                "s_q_head_num", "s_v_Seqs", "s_v_Hs", "s_v_Bs", "s_o_Seqs", "s_o_Hs", "s_o_Bs", "qseq", "kseq",
+                "s_lse_Hs", "qseq_padding", "kseq_padding", "q_descale", "k_descale", "v_descale")
+
+
+def fmha_fwd_bf16_case(name, co, kernel, batch, heads, kv_heads, sq, sk, d=128, ts_qo=256):
+    def build(rng):
+        q = to_bf16(rng.uniform(-1, 1, (batch, sq, heads, d)).astype(np.float32))
+        k = to_bf16(rng.uniform(-1, 1, (batch, sk, kv_heads, d)).astype(np.float32))
+        v = to_bf16(rng.uniform(-1, 1, (batch, sk, kv_heads, d)).astype(np.float32))
+        V = lambda n, x: Value(n, x)  # noqa: E731
+        f = {
+            ARGS["o"]: Buffer("o", "bf16", count=batch * sq * heads * d, output=True),
+            ARGS["q"]: Buffer("q", "bf16", array=q),
+            ARGS["k"]: Buffer("k", "bf16", array=k),
+            ARGS["v"]: Buffer("v", "bf16", array=v),
+            ARGS["scalar"]: Value("scalar", repr(float(np.float32(1 / math.sqrt(d)))), "f32"),
+            ARGS["s_seq_len"]: V("s_seq_len", sq),
+            ARGS["s_Seqs"]: V("s_Seqs", heads * d * 2), ARGS["s_Ts"]: V("s_Ts", ts_qo * heads * d * 2),
+            ARGS["s_Hs"]: V("s_Hs", d * 2), ARGS["s_Bs"]: V("s_Bs", sq * heads * d * 2),
+            ARGS["s_gqa"]: V("s_gqa", heads // kv_heads),
+            ARGS["s_k_Seqs"]: V("s_k_Seqs", kv_heads * d * 2), ARGS["s_k_Hs"]: V("s_k_Hs", d * 2),
+            ARGS["s_k_Bs"]: V("s_k_Bs", sk * kv_heads * d * 2),
+            ARGS["s_opt"]: V("s_opt", 5), ARGS["s_lse"]: V("s_lse", 0),
+            ARGS["s_kv_seq_len"]: V("s_kv_seq_len", sk), ARGS["s_qk_head_dim"]: V("s_qk_head_dim", d),
+            ARGS["s_v_head_dim"]: V("s_v_head_dim", d), ARGS["s_q_head_num"]: V("s_q_head_num", heads),
+            ARGS["s_v_Seqs"]: V("s_v_Seqs", kv_heads * d * 2), ARGS["s_v_Hs"]: V("s_v_Hs", d * 2),
+            ARGS["s_v_Bs"]: V("s_v_Bs", sk * kv_heads * d * 2),
+            ARGS["s_o_Seqs"]: V("s_o_Seqs", heads * d * 2), ARGS["s_o_Hs"]: V("s_o_Hs", d * 2),
+            ARGS["s_o_Bs"]: V("s_o_Bs", sq * heads * d * 2),
+        }
+        grid = (-(-sq // ts_qo), heads, batch)
+        return {"grid": grid, "block": (512, 1, 1), "fields": f, "inputs": {"q": q, "k": k, "v": v},
+                "outputs": ["o"], "decode": {"o": from_bf16}}
+
+    def reference(inp):
+        q, k, v = (from_bf16(inp[n]).astype(np.float64) for n in "qkv")
+        out = np.stack([softmax_attention(q[b], k[b], v[b], 1 / math.sqrt(d)) for b in range(batch)])
+        # bf16 P for the PV MFMA and a bf16 output: op_tests' checkAllclose defaults
+        return {"o": (out, 1e-2, 1e-2)}
+
+    return Case(name, co, kernel, f"fmha fwd bf16 hd{d}, batch {batch}, heads {heads}/{kv_heads}, sq {sq}, sk {sk}",
+                build, reference)
+
+
+CASES = [
+    fmha_fwd_bf16_case("fmha_fwd_hd128_bf16", "gfx942/fmha_v3_fwd/MI300/fwd_hd128_bf16_rtne.co",
+                       "_ZN5aiter24fmha_fwd_hd128_bf16_rtneE", batch=1, heads=1, kv_heads=1, sq=256, sk=128),
+]
