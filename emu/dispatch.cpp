@@ -11,6 +11,10 @@
 namespace asmevo::emu {
 namespace {
 
+// Buffers larger than this are filled on first touch (when their contents fill by chunk); smaller
+// ones at once, as the per-access page check would cost more than it saves.
+constexpr uint64_t kLazyFillBytes = 1 << 20;
+
 void put(std::vector<uint8_t>& b, uint64_t off, uint64_t v, uint64_t size) {
   for (uint64_t i = 0; i < size && off + i < b.size(); ++i) b[off + i] = static_cast<uint8_t>(v >> (8 * i));
 }
@@ -23,15 +27,25 @@ std::array<uint32_t, 3> Launch::group_size(const std::array<uint32_t, 3>& wg) co
   return s;
 }
 
-std::span<uint8_t> Launch::guarded_region(const BufferArg& b) const {
+namespace {
+
+// The buffer's region as it is (lazily filled parts not made).
+std::span<uint8_t> region_as_is(const DeviceMemory& mem, const BufferArg& b) {
   if (b.bytes == 0 && b.guard == 0) return {};  // an empty region: nothing to find
   const DeviceMemory::Region* r = mem.find(b.address - b.guard);
   if (!r) throw Error("buffer " + b.label() + " is not mapped", {}, {}, kExitInternal);
   return {r->host, b.bytes + 2 * b.guard};
 }
+
+}  // namespace
+
+std::span<uint8_t> Launch::guarded_region(const BufferArg& b) const {
+  mem.materialize(b.address, b.bytes);
+  return region_as_is(mem, b);
+}
 std::span<uint8_t> Launch::contents(const BufferArg& b) const { return guarded_region(b).subspan(b.guard, b.bytes); }
-std::span<uint8_t> Launch::guard_before(const BufferArg& b) const { return guarded_region(b).subspan(0, b.guard); }
-std::span<uint8_t> Launch::guard_after(const BufferArg& b) const { return guarded_region(b).subspan(b.guard + b.bytes, b.guard); }
+std::span<uint8_t> Launch::guard_before(const BufferArg& b) const { return region_as_is(mem, b).subspan(0, b.guard); }
+std::span<uint8_t> Launch::guard_after(const BufferArg& b) const { return region_as_is(mem, b).subspan(b.guard + b.bytes, b.guard); }
 std::optional<int64_t> Launch::first_broken_guard(const BufferArg& b) const {
   auto before = guard_before(b), after = guard_after(b);
   for (uint64_t i = 0; i < b.guard; ++i)
@@ -185,6 +199,7 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
     throw Error(fmt::format("the spec lists {} arguments but kernel {} has {}", spec.args.size(), kernel.name, explicit_args.size()),
                 at + ":" + std::to_string(spec.args_line), "list one entry per kernel parameter, in order");
   uint64_t ksize = std::max<uint64_t>({kd.kernarg_size, L->md->kernarg_extent(), 1});  // every listed argument (codeobj/metadata.h)
+  std::shared_ptr<const LaunchSpec> shared_spec;  // what lazily filled buffers are made from
   std::vector<uint8_t> kernarg((ksize + 255) / 256 * 256, 0);
   for (size_t i = 0; i < spec.args.size(); ++i) {
     const ArgSpec& s = spec.args[i];
@@ -199,9 +214,19 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
                     where);
       BufferArg b{i, s.name, s.dtype, 0, s.count * dtype_size(s.dtype), s.guard, guard_salt(spec, i)};
       b.address = mem.allocate_guarded(b.bytes, b.guard, "argument " + std::to_string(i) + " (" + label + ")", s.align);
-      auto bytes = make_buffer(spec, i);
-      auto view = L->contents(b);
-      std::memcpy(view.data(), bytes.data(), bytes.size());
+      if (b.bytes > kLazyFillBytes && buffer_fills_by_chunk(spec, i)) {
+        // Made on first touch, chunk by chunk, with the bytes make_buffer gives (a sampled timing run
+        // touches a small part of a large launch's inputs); zeros need no filling at all.
+        if (!(s.init.kind == InitSpec::Zeros && s.direction != ArgSpec::Output)) {
+          if (!shared_spec) shared_spec = std::make_shared<const LaunchSpec>(spec);
+          mem.fill_lazily(b.address, b.bytes, kInitChunkBytes,
+                          [run = shared_spec, i](uint64_t chunk, std::span<uint8_t> out) { fill_chunk(*run, i, chunk, out); });
+        }
+      } else {
+        auto bytes = make_buffer(spec, i);
+        auto view = L->contents(b);
+        std::memcpy(view.data(), bytes.data(), bytes.size());
+      }
       auto before = L->guard_before(b), after = L->guard_after(b);
       for (uint64_t g = 0; g < b.guard; ++g) before[g] = guard_canary(g, b.guard_salt), after[g] = guard_canary(b.guard + g, b.guard_salt);
       put(kernarg, m.offset, b.address, 8);

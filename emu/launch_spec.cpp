@@ -175,22 +175,38 @@ uint16_t f32_to_bf16(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 
-template <class T> void put(std::vector<uint8_t>& b, size_t i, T v) { std::memcpy(b.data() + i * sizeof(T), &v, sizeof(T)); }
+// Element types the generators can write, resolved once per chunk (not per element).
+enum class Store { F32, F64, F16, BF16, I8, U8, I16, U16, I32, U32, I64, U64, Unsupported };
 
-void store(std::vector<uint8_t>& b, const std::string& d, size_t i, double v) {
-  if (d == "f32") put(b, i, static_cast<float>(v));
-  else if (d == "f64") put(b, i, v);
-  else if (d == "f16") put(b, i, std::bit_cast<uint16_t>(static_cast<_Float16>(static_cast<float>(v))));
-  else if (d == "bf16") put(b, i, f32_to_bf16(static_cast<float>(v)));
-  else if (d == "i8") put(b, i, static_cast<int8_t>(std::llround(v)));
-  else if (d == "u8") put(b, i, static_cast<uint8_t>(std::llround(v)));
-  else if (d == "i16") put(b, i, static_cast<int16_t>(std::llround(v)));
-  else if (d == "u16") put(b, i, static_cast<uint16_t>(std::llround(v)));
-  else if (d == "i32") put(b, i, static_cast<int32_t>(std::llround(v)));
-  else if (d == "u32") put(b, i, static_cast<uint32_t>(std::llround(v)));
-  else if (d == "i64") put(b, i, static_cast<int64_t>(std::llround(v)));
-  else if (d == "u64") put(b, i, static_cast<uint64_t>(std::llround(v)));
-  else throw Error("initialising " + d + " buffers from generators is not supported yet", {}, "use {file: x.npy}");
+Store store_kind(const std::string& d) {
+  static const std::pair<const char*, Store> kinds[] = {{"f32", Store::F32}, {"f64", Store::F64}, {"f16", Store::F16},
+                                                        {"bf16", Store::BF16}, {"i8", Store::I8}, {"u8", Store::U8},
+                                                        {"i16", Store::I16}, {"u16", Store::U16}, {"i32", Store::I32},
+                                                        {"u32", Store::U32}, {"i64", Store::I64}, {"u64", Store::U64}};
+  for (const auto& [name, k] : kinds)
+    if (d == name) return k;
+  return Store::Unsupported;
+}
+
+template <class T> void put(uint8_t* b, size_t i, T v) { std::memcpy(b + i * sizeof(T), &v, sizeof(T)); }
+
+// Element i of `b` (elements of type k) set to v.
+void store(uint8_t* b, Store k, size_t i, double v) {
+  switch (k) {
+    case Store::F32: return put(b, i, static_cast<float>(v));
+    case Store::F64: return put(b, i, v);
+    case Store::F16: return put(b, i, std::bit_cast<uint16_t>(static_cast<_Float16>(static_cast<float>(v))));
+    case Store::BF16: return put(b, i, f32_to_bf16(static_cast<float>(v)));
+    case Store::I8: return put(b, i, static_cast<int8_t>(std::llround(v)));
+    case Store::U8: return put(b, i, static_cast<uint8_t>(std::llround(v)));
+    case Store::I16: return put(b, i, static_cast<int16_t>(std::llround(v)));
+    case Store::U16: return put(b, i, static_cast<uint16_t>(std::llround(v)));
+    case Store::I32: return put(b, i, static_cast<int32_t>(std::llround(v)));
+    case Store::U32: return put(b, i, static_cast<uint32_t>(std::llround(v)));
+    case Store::I64: return put(b, i, static_cast<int64_t>(std::llround(v)));
+    case Store::U64: return put(b, i, static_cast<uint64_t>(std::llround(v)));
+    case Store::Unsupported: break;  // fill_chunk refuses these before it stores anything
+  }
 }
 
 }  // namespace
@@ -532,29 +548,73 @@ std::vector<uint8_t> initial_buffer(const LaunchSpec& spec, size_t idx) {
     if (a.element_size != esz) throw Error("file " + s.init.file + " has elements of " + std::to_string(a.element_size) + " bytes, " + s.dtype + " needs " + std::to_string(esz), where);
     return a.data;
   }
-  std::mt19937_64 rng(spec.seed * 1000003u + idx);
+  if (s.init.kind == InitSpec::Zeros) return b;
+  for (uint64_t c = 0; c * kInitChunkBytes < b.size(); ++c) {
+    const uint64_t start = c * kInitChunkBytes;
+    fill_chunk(spec, idx, c, std::span<uint8_t>(b).subspan(start, std::min<uint64_t>(kInitChunkBytes, b.size() - start)));
+  }
+  return b;
+}
+
+namespace {
+
+// The seed of chunk `chunk` of buffer `idx`: chunk 0 keeps the seed the whole buffer had before
+// inputs were made by chunks, so buffers of at most one chunk (every verification launch's) hold
+// the same values as before; the others are splitmix64-mixed from it.
+uint64_t chunk_seed(const LaunchSpec& spec, size_t idx, uint64_t chunk) {
+  uint64_t x = spec.seed * 1000003u + idx;
+  if (chunk == 0) return x;
+  x += chunk * 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+bool buffer_fills_by_chunk(const LaunchSpec& spec, size_t idx) {
+  const ArgSpec& s = spec.args.at(idx);
+  if (s.kind != ArgSpec::Buffer) return false;
+  if (s.direction == ArgSpec::Output) return true;
+  if (s.init.kind == InitSpec::File || s.init.kind == InitSpec::Bytes) return false;
+  if (spec.special_variant >= 0 && s.special && !edge_values(s).empty()) return false;  // edge values move across chunks
+  return s.init.kind == InitSpec::Zeros || store_kind(s.dtype) != Store::Unsupported;  // else the eager fill says why not
+}
+
+void fill_chunk(const LaunchSpec& spec, size_t idx, uint64_t chunk, std::span<uint8_t> out) {
+  const ArgSpec& s = spec.args.at(idx);
+  if (s.direction == ArgSpec::Output) {
+    std::memset(out.data(), spec.poison, out.size());
+    return;
+  }
+  const size_t esz = dtype_size(s.dtype);
+  if (s.init.kind == InitSpec::Zeros || esz == 0) {
+    std::memset(out.data(), 0, out.size());
+    return;
+  }
+  const Store kind = store_kind(s.dtype);
+  if (kind == Store::Unsupported)
+    throw Error("initialising " + s.dtype + " buffers from generators is not supported yet", spec.path + ":" + std::to_string(s.line),
+                "use {file: x.npy}");
+  std::mt19937_64 rng(chunk_seed(spec, idx, chunk));
   std::normal_distribution<double> normal(s.init.a, s.init.kind == InitSpec::Normal ? s.init.b : 1.0);
   std::uniform_real_distribution<double> uni(s.init.a, s.init.kind == InitSpec::Uniform ? s.init.b : s.init.a + 1);
   std::uniform_int_distribution<int64_t> ints(static_cast<int64_t>(s.init.a),
                                               s.init.kind == InitSpec::Ints ? static_cast<int64_t>(s.init.b) : static_cast<int64_t>(s.init.a));
-  for (size_t i = 0; i < s.count; ++i) {
+  const size_t n = out.size() / esz;
+  for (size_t i = 0; i < n; ++i) {
     double v = 0;
     switch (s.init.kind) {
-      case InitSpec::Zeros: continue;
       case InitSpec::Constant: v = s.init.a; break;
       case InitSpec::Normal: v = normal(rng); break;
       case InitSpec::Uniform: v = uni(rng); break;
       case InitSpec::Ints: v = static_cast<double>(ints(rng)); break;
+      case InitSpec::Zeros:
       case InitSpec::File:
       case InitSpec::Bytes: break;
     }
-    try {
-      store(b, s.dtype, i, v);
-    } catch (const Error& e) {
-      throw Error(e.what_text(), where, e.fix());
-    }
+    store(out.data(), kind, i, v);
   }
-  return b;
 }
 
 uint32_t guard_salt(const LaunchSpec& run, size_t arg_index) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,18 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const std::string& pa
 // Bytes of a buffer argument filled from its init, deterministically from (spec.seed, arg index);
 // edge values mixed in when spec.special_variant >= 0; output buffers hold spec.poison.
 std::vector<uint8_t> make_buffer(const LaunchSpec& spec, size_t arg_index);
+// Generated inputs are made in chunks of kInitChunkBytes bytes, each from a seed of its own (chunk 0
+// from the seed a whole buffer had before, so that buffers of one chunk keep their values), so any
+// chunk can be made alone and in any order with the bytes make_buffer gives: large launches fill
+// their buffers on first touch (emu::DeviceMemory::fill_lazily).
+inline constexpr uint64_t kInitChunkBytes = 64 * 1024;
+// Whether make_buffer(spec, arg_index) is the concatenation of fill_chunk's chunks: outputs (poison),
+// zeros and the random/constant generators; not file or explicit contents, nor buffers that mix in
+// edge values (special input sets move elements across chunks).
+bool buffer_fills_by_chunk(const LaunchSpec& spec, size_t arg_index);
+// Bytes [chunk x kInitChunkBytes, + out.size()) of make_buffer(spec, arg_index) into `out` (the whole
+// chunk, or the buffer's last bytes), for buffers that fill by chunk.
+void fill_chunk(const LaunchSpec& spec, size_t arg_index, uint64_t chunk, std::span<uint8_t> out);
 // The canary of a buffer's guard zones differs between buffers and between runs: with one fixed
 // pattern for every buffer, a kernel that copied (or combined) another buffer's guard bytes into
 // its output's guard left the canary intact — found by the optimizer, whose opcode mutation made

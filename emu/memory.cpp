@@ -8,6 +8,27 @@
 
 namespace asmevo::emu {
 
+LazyFill::LazyFill(uint64_t offset, uint64_t bytes, uint64_t page_bytes, Fill fill)
+    : offset_(offset), bytes_(bytes), page_bytes_(std::max<uint64_t>(page_bytes, 1)),
+      pages_((bytes + page_bytes_ - 1) / page_bytes_), fill_(std::move(fill)), done_(new std::atomic<uint8_t>[pages_]) {
+  for (uint64_t p = 0; p < pages_; ++p) done_[p].store(0, std::memory_order_relaxed);
+}
+
+void LazyFill::materialize(uint8_t* host, uint64_t off, uint64_t size) {
+  if (off + size <= offset_ || off >= offset_ + bytes_ || bytes_ == 0) return;
+  const uint64_t lo = off > offset_ ? off - offset_ : 0;
+  const uint64_t hi = std::min(bytes_, off + std::max<uint64_t>(size, 1) - offset_);
+  for (uint64_t p = lo / page_bytes_; p * page_bytes_ < hi; ++p) {
+    if (done_[p].load(std::memory_order_acquire)) continue;
+    std::lock_guard hold(lock_);
+    if (done_[p].load(std::memory_order_relaxed)) continue;
+    const uint64_t start = p * page_bytes_;
+    fill_(p, std::span<uint8_t>(host + offset_ + start, std::min(page_bytes_, bytes_ - start)));
+    filled_.fetch_add(1, std::memory_order_relaxed);
+    done_[p].store(1, std::memory_order_release);
+  }
+}
+
 DeviceMemory::DeviceMemory() : locks_(new std::mutex[kLocks]) {}
 
 uint64_t DeviceMemory::place(uint64_t size, uint64_t lead, uint64_t align) const {
@@ -34,7 +55,9 @@ uint64_t DeviceMemory::allocate_guarded(uint64_t size, uint64_t guard, const std
 
 DeviceMemory::Region& DeviceMemory::map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name,
                           bool writable) {
-  auto data = std::make_unique<uint8_t[]>(std::max<uint64_t>(size, 1));
+  // calloc: large regions come zeroed from the OS page by page as they are touched, not written here.
+  std::unique_ptr<uint8_t, FreeBytes> data(static_cast<uint8_t*>(std::calloc(std::max<uint64_t>(size, 1), 1)));
+  if (!data) throw Error("out of host memory for device region " + name + " (" + std::to_string(size) + " bytes)");
   if (!init.empty()) std::memcpy(data.get(), init.data(), std::min<uint64_t>(init.size(), size));
   uint8_t* host = data.get();
   return add_region(base, size, host, std::move(data), name, writable);
@@ -44,7 +67,7 @@ void DeviceMemory::map_external(uint64_t base, uint64_t size, uint8_t* host, con
   add_region(base, size, host, nullptr, name, writable);
 }
 
-DeviceMemory::Region& DeviceMemory::add_region(uint64_t base, uint64_t size, uint8_t* host, std::unique_ptr<uint8_t[]> data,
+DeviceMemory::Region& DeviceMemory::add_region(uint64_t base, uint64_t size, uint8_t* host, std::unique_ptr<uint8_t, FreeBytes> data,
                               const std::string& name, bool writable) {
   uint64_t alloc = std::max<uint64_t>(size, 1);
   for (const auto& r : regions_)
@@ -98,7 +121,20 @@ const DeviceMemory::Region* DeviceMemory::region(const std::string& name) const 
 std::span<uint8_t> DeviceMemory::bytes(uint64_t base) const {
   const Region* r = find(base);
   if (!r || r->base != base) throw Error("no device region starts at this address", {}, {}, kExitInternal);
+  if (r->lazy) r->lazy->materialize(r->host, 0, r->size);
   return {r->host, r->size};
+}
+
+void DeviceMemory::fill_lazily(uint64_t addr, uint64_t bytes, uint64_t page_bytes, LazyFill::Fill fill) {
+  Region* r = const_cast<Region*>(find(addr));
+  if (!r || addr - r->base + bytes > r->size || r->lazy || !r->data)
+    throw Error("lazy fill of a range that is not inside one region AsmEvo allocated", {}, {}, kExitInternal);
+  r->lazy = std::make_unique<LazyFill>(addr - r->base, bytes, page_bytes, std::move(fill));
+}
+
+void DeviceMemory::materialize(uint64_t addr, uint64_t size) const {
+  const Region* r = find(addr);
+  if (r && r->lazy) r->lazy->materialize(r->host, addr - r->base, size);
 }
 
 }  // namespace asmevo::emu

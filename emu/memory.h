@@ -9,6 +9,9 @@
 #pragma once
 #include <cstdint>
 #include <array>
+#include <atomic>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -17,17 +20,43 @@
 
 namespace asmevo::emu {
 
+// Contents of part of a region made on first touch, page by page: a large launch's inputs (a 64M-
+// element kernel's 768 MB) are generated only where the workgroups that run (a sampled timing run)
+// read or write them. `fill(page, bytes)` must give a page the same bytes whenever it is called
+// (emu::fill_chunk does). Thread-safe: every page is filled once, before any access to it returns.
+class LazyFill {
+ public:
+  using Fill = std::function<void(uint64_t page, std::span<uint8_t> bytes)>;
+  // Pages of `page_bytes` cover region bytes [offset, offset + bytes).
+  LazyFill(uint64_t offset, uint64_t bytes, uint64_t page_bytes, Fill fill);
+  // Makes every page overlapping region bytes [off, off + size) (region host memory `host`).
+  void materialize(uint8_t* host, uint64_t off, uint64_t size);
+  uint64_t pages() const { return pages_; }
+  uint64_t pages_filled() const { return filled_.load(std::memory_order_relaxed); }
+
+ private:
+  uint64_t offset_, bytes_, page_bytes_, pages_;
+  Fill fill_;
+  std::unique_ptr<std::atomic<uint8_t>[]> done_;
+  std::atomic<uint64_t> filled_{0};
+  std::mutex lock_;
+};
+
 class DeviceMemory {
  public:
+  struct FreeBytes {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
   struct Region {
     uint64_t base = 0, size = 0;
     std::string name;
     bool writable = true;
     uint8_t* host = nullptr;          // the bytes: `data`, or memory the caller owns (map_external)
-    std::unique_ptr<uint8_t[]> data;  // empty for external regions
+    std::unique_ptr<uint8_t, FreeBytes> data;  // calloc'ed (pages zeroed on first touch); empty for external regions
     // A guarded buffer (allocate_guarded): the first and last `guard` bytes are its guard zones,
     // which a kernel may not touch; 0 for every other region.
     uint64_t guard = 0;
+    std::unique_ptr<LazyFill> lazy;  // part of the contents made on first touch (fill_lazily), or none
   };
 
   // Accesses of one instruction outside what the launch allows that do not stop the run: guard
@@ -69,6 +98,14 @@ class DeviceMemory {
   // Maps `size` bytes at exactly `base` (the loaded code object), first `init.size()` copied.
   Region& map_at(uint64_t base, uint64_t size, std::span<const uint8_t> init, const std::string& name, bool writable);
 
+  // The `bytes` bytes at `addr` (inside one region) are made by `fill` on first touch, in pages of
+  // `page_bytes` from `addr` on: by translate() for the kernel's accesses, by materialize() for host
+  // views. The region's memory is zero until then.
+  void fill_lazily(uint64_t addr, uint64_t bytes, uint64_t page_bytes, LazyFill::Fill fill);
+  // Makes the contents of [addr, addr + size) if they are filled lazily: call before reading or
+  // writing a region's bytes on the host (Launch::contents does).
+  void materialize(uint64_t addr, uint64_t size) const;
+
   // Maps `size` bytes at exactly `base` onto `host`, which the caller owns and keeps alive for as long
   // as this DeviceMemory: a program's own allocations (hip/), shared by every launch without copying.
   void map_external(uint64_t base, uint64_t size, uint8_t* host, const std::string& name, bool writable);
@@ -87,11 +124,12 @@ class DeviceMemory {
       if (r) hint = r;
     }
     if (!r || addr - r->base + size > r->size || (write && !r->writable)) return nullptr;
+    if (r->lazy) [[unlikely]] r->lazy->materialize(r->host, addr - r->base, size);
     return r->host + (addr - r->base);
   }
   const Region* find(uint64_t addr) const;
   const Region* region(const std::string& name) const;
-  std::span<uint8_t> bytes(uint64_t base) const;  // whole region starting at base
+  std::span<uint8_t> bytes(uint64_t base) const;  // whole region starting at base (made, if lazy)
 
   // Striped lock for atomics at `addr` (same lock for the same 64-byte line).
   std::mutex& atomic_lock(uint64_t addr) const { return locks_[(addr >> 6) % kLocks]; }
@@ -106,7 +144,7 @@ class DeviceMemory {
   const Region* last_ = nullptr;  // set when the first region is created; a hint only
   bool straddle_ = false;
   uint64_t place(uint64_t size, uint64_t lead, uint64_t align) const;  // address for an allocation
-  Region& add_region(uint64_t base, uint64_t size, uint8_t* host, std::unique_ptr<uint8_t[]> data, const std::string& name,
+  Region& add_region(uint64_t base, uint64_t size, uint8_t* host, std::unique_ptr<uint8_t, FreeBytes> data, const std::string& name,
                   bool writable);
   mutable std::unique_ptr<std::mutex[]> locks_;
   mutable std::mutex oob_lock_;

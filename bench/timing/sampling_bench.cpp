@@ -1,8 +1,10 @@
-// sampling_bench [--exact-too] [ARCH]: how long modeling one large launch takes on one core, sampled
-// (the default of asmevo time) and, with --exact-too, exact: every launch under bench/timing/launches
-// (a 4096^3 and a 1024^3 GEMM, a 64M-element elementwise kernel, ...) and every corpus launch spec.
-// CPU seconds of this process (one emulator thread), split into launch preparation (buffers), emulation
-// with the trace recorder, and the model's replay. Every time in the table is MODELED, not measured.
+// sampling_bench [--exact-too] [--only SUBSTRING] [ARCH]: how long modeling one large launch takes on
+// one core, sampled (the default of asmevo time) and, with --exact-too, exact: every launch under
+// bench/timing/launches (a 4096^3 and a 1024^3 GEMM, a 64M-element elementwise kernel, ...) and every
+// perf launch of every corpus launch spec (the launch `asmevo time` models; a v2 spec's first
+// verification launch). CPU seconds of this process (one emulator thread), split into launch
+// preparation (buffers), emulation with the trace recorder, and the model's replay; the summary counts
+// the launches over the 1 s goal. Every time in the table is MODELED, not measured.
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -30,11 +32,13 @@ double cpu_seconds() {
 }
 
 struct Case {
-  std::string name, object, spec;
+  std::string name, object;
+  emu::LaunchSpec run;
 };
 
-void row(const Case& c, bool exact) {
-  auto spec = emu::load_launch_spec(c.spec);
+// CPU seconds of the row.
+double row(const Case& c, bool exact) {
+  const emu::LaunchSpec& spec = c.run;
   auto co = codeobj::CodeObject::parse(read_file_bytes(c.object), c.object);
   const codeobj::Kernel* k = co.kernel(spec.kernel);
   if (!k) throw Error("no kernel " + spec.kernel, c.object);
@@ -51,16 +55,18 @@ void row(const Case& c, bool exact) {
              100 * m.sample.error_bound, total, 100 * r.prepare_seconds / wall, 100 * r.emulate_seconds / wall,
              100 * r.model_seconds / wall);
   std::fflush(stdout);
+  return total;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   bool exact_too = false;
-  std::string arch = "gfx942";
+  std::string arch = "gfx942", only;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--exact-too") exact_too = true;
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else arch = a;
   }
   std::vector<Case> cases;
@@ -72,21 +78,31 @@ int main(int argc, char** argv) {
   for (const auto& p : specs) {
     auto spec = emu::load_launch_spec(p.string());
     auto ks = corpus::kernels(arch, std::vector<std::string>{spec.kernel});
-    cases.push_back({"bench/" + p.stem().string(), ks.at(0).code_object, p.string()});
+    cases.push_back({"bench/" + p.stem().string(), ks.at(0).code_object, emu::perf_runs(spec).at(0)});
   }
   for (const auto& k : corpus::kernels(arch))
-    cases.push_back({std::string(corpus::set_name(k.set)) + "/" + fs::path(k.spec).stem().string(), k.code_object, k.spec});
+    for (auto& run : emu::perf_runs(emu::load_launch_spec(k.spec)))
+      cases.push_back({std::string(corpus::set_name(k.set)) + "/" + fs::path(k.spec).stem().string() + ":" + run.perf_name,
+                       k.code_object, std::move(run)});
+  std::erase_if(cases, [&](const Case& c) { return c.name.find(only) == std::string::npos; });
   fmt::print("## {} -- modeled times (asmevo timing model), not measured; cost in CPU seconds, one core\n\n", arch);
   fmt::print("| launch | mode | workgroups | modeled us | simulated workgroups | bound % | CPU s | prepare / emulate / replay % |\n");
   fmt::print("|---|---|---:|---:|---:|---:|---:|---|\n");
+  std::vector<double> seconds;
   try {
     for (const auto& c : cases) {
-      row(c, false);
+      seconds.push_back(row(c, false));
       if (exact_too) row(c, true);
     }
   } catch (const Error& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 1;
   }
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  const auto over = std::count_if(seconds.begin(), seconds.end(), [](double t) { return t > 1.0; });
+  if (!sorted.empty())
+    fmt::print("\n{} launches sampled: median {:.3f} CPU s, max {:.3f} CPU s, {} over the 1 s goal, total {:.1f} CPU s\n", sorted.size(),
+               sorted[sorted.size() / 2], sorted.back(), over, [&] { double t = 0; for (double x : sorted) t += x; return t; }());
   return 0;
 }

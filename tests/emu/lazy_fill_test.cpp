@@ -1,0 +1,95 @@
+// Inputs made by chunks and large buffers filled on first touch (emu::fill_chunk, DeviceMemory::fill_lazily):
+// the bytes are the same whatever the order the chunks are made in, a buffer of one chunk keeps the
+// values the whole-buffer generator gave before chunking, and a lazily filled launch holds exactly
+// make_buffer's bytes wherever it is read, while a run of one workgroup makes only the pages it touches.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "codeobj/code_object.h"
+#include "corpus/index/corpus.h"
+#include "emu/dispatch.h"
+#include "emu/executor.h"
+#include "emu/launch_spec.h"
+#include "emu/program.h"
+#include "program/decoder.h"
+#include "support/file_io.h"
+#include "tests/emu/emu_test_util.h"
+
+namespace asmevo::emu::test {
+namespace {
+
+LaunchSpec vector_add(uint32_t n) {
+  LaunchSpec s = load_launch_spec(corpus::hip_spec("vector_add"));
+  s.grid = {(n + s.block[0] - 1) / s.block[0], 1, 1};
+  for (auto& a : s.args) {
+    if (a.kind == ArgSpec::Buffer) a.count = n;
+    else if (a.name == "n") a.value = std::to_string(n);
+  }
+  return s;
+}
+
+TEST(EmuLazyFill, ChunksInAnyOrderGiveMakeBuffersBytes) {
+  LaunchSpec s = vector_add(100000);  // 400 kB per buffer: 7 chunks, the last one partial
+  for (size_t arg = 0; arg < s.args.size(); ++arg) {
+    if (s.args[arg].kind != ArgSpec::Buffer) continue;
+    ASSERT_TRUE(buffer_fills_by_chunk(s, arg)) << arg;
+    std::vector<uint8_t> whole = make_buffer(s, arg), chunks(whole.size(), 0x5a);
+    const uint64_t n = (whole.size() + kInitChunkBytes - 1) / kInitChunkBytes;
+    for (uint64_t c = n; c-- > 0;)
+      fill_chunk(s, arg, c, std::span<uint8_t>(chunks).subspan(c * kInitChunkBytes, std::min<uint64_t>(kInitChunkBytes, whole.size() - c * kInitChunkBytes)));
+    EXPECT_EQ(chunks, whole) << "argument " << arg;
+  }
+}
+
+TEST(EmuLazyFill, TheFirstChunkKeepsTheWholeBufferSeed) {
+  // The generator before chunking: one mt19937_64 stream over the whole buffer from seed x 1000003 + arg.
+  LaunchSpec s = vector_add(100000);
+  ASSERT_EQ(s.args[0].init.kind, InitSpec::Normal);
+  std::mt19937_64 rng(s.seed * 1000003u + 0);
+  std::normal_distribution<double> normal(s.args[0].init.a, s.args[0].init.b);
+  std::vector<uint8_t> b = make_buffer(s, 0);
+  for (size_t i = 0; i < kInitChunkBytes / 4; ++i) {
+    const float want = static_cast<float>(normal(rng));
+    float got;
+    std::memcpy(&got, b.data() + 4 * i, 4);
+    ASSERT_EQ(got, want) << "element " << i;
+  }
+}
+
+TEST(EmuLazyFill, ALaunchFilledOnFirstTouchHoldsMakeBuffersBytes) {
+  LaunchSpec s = vector_add(1 << 20);  // 4 MiB per buffer: filled lazily
+  std::string path = corpus_hip_dir() + "/gfx942/vector_add.co";
+  auto co = codeobj::CodeObject::parse(read_file_bytes(path), path);
+  const codeobj::Kernel* k = co.kernel("vector_add");
+  program::Decoder decoder(co.target());
+  auto prog = Program::build(co, *k, decoder);
+  auto launch = prepare_launch(co, *k, s, 1);
+  auto lazy_pages = [&](const BufferArg& b) -> std::pair<uint64_t, uint64_t> {
+    const DeviceMemory::Region* r = launch->mem.find(b.address);
+    return r && r->lazy ? std::pair{r->lazy->pages_filled(), r->lazy->pages()} : std::pair<uint64_t, uint64_t>{0, 0};
+  };
+  for (const auto& b : launch->buffers) EXPECT_EQ(lazy_pages(b), (std::pair<uint64_t, uint64_t>{0, 64})) << b.label();
+  RunOptions ro;
+  const uint64_t last[] = {s.grid[0] - 1ull};  // the last workgroup: the last 1 kB of each buffer, its last page
+  ro.workgroups = last;
+  run_launch(*launch, *prog, ro);
+  for (const auto& b : launch->buffers) EXPECT_EQ(lazy_pages(b).first, 1u) << b.label() << ": only the page it touched";
+  // The inputs as make_buffer makes them; the output poisoned except the last workgroup's sums.
+  for (size_t i = 0; i < 2; ++i) {
+    auto view = launch->contents(launch->buffers[i]);
+    EXPECT_EQ(std::vector<uint8_t>(view.begin(), view.end()), make_buffer(s, launch->buffers[i].arg_index)) << i;
+  }
+  auto a = launch->contents(launch->buffers[0]), bb = launch->contents(launch->buffers[1]), out = launch->contents(launch->buffers[2]);
+  const size_t n = out.size() / 4, first = n - s.block[0];
+  for (size_t e = 0; e < n; e += e + 1 < first ? 4093 : 1) {  // sparse before the last workgroup, every element in it
+    float x, y, z;
+    std::memcpy(&x, a.data() + 4 * e, 4), std::memcpy(&y, bb.data() + 4 * e, 4), std::memcpy(&z, out.data() + 4 * e, 4);
+    if (e >= first) EXPECT_EQ(z, x + y) << e;
+    else EXPECT_EQ(std::memcmp(out.data() + 4 * e, std::vector<uint8_t>(4, s.poison).data(), 4), 0) << e;
+  }
+}
+
+}  // namespace
+}  // namespace asmevo::emu::test
