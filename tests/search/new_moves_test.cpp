@@ -45,7 +45,7 @@ TEST(VmcntBranchesTest, SplitWaitsVerifyEquivalent) {
 TEST(SetprioTest, BracketedClustersVerifyEquivalent) {
   auto move = search::make_setprio_move();
   std::string fired;
-  const size_t n = judge_all(*move, {"matmul_mfma_16x16x16_f16", "matmul_kernel"}, 2, &fired);
+  const size_t n = judge_all(*move, {"matmul_tiled_f32", "kb_matmul_f32", "matmul_kernel"}, 2, &fired);
   std::cout << "setprio fired on: " << fired << "\n";
   EXPECT_GT(n, 0u);
 }
