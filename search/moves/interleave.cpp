@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "check/isa.h"
+#include "search/moves/loops.h"
 #include "search/moves/moves.h"
 #include "search/moves/probe.h"
 #include "search/moves/reschedule.h"
@@ -33,12 +34,7 @@ class InterleaveMove final : public Move {
     const program::Function* f = p.function(c.kernel);
     if (!f) return {};
     const codeobj::Arch arch = p.original().target().arch;
-    // Loop bodies: blocks between a back edge's target and its source (in layout order).
-    std::vector<bool> in_loop(f->blocks.size(), false);
-    for (size_t b = 0; b < f->blocks.size(); ++b)
-      for (size_t s : f->blocks[b].succs)
-        if (s <= b)
-          for (size_t k = s; k <= b; ++k) in_loop[k] = true;
+    const std::vector<bool> in_loop = loop_blocks(*f);
     auto loop_line = [&](size_t line) {
       for (size_t b = 0; b < f->blocks.size(); ++b)
         if (f->blocks[b].first <= line && line <= f->blocks[b].last) return static_cast<bool>(in_loop[b]);

@@ -4,7 +4,8 @@
 // others wait on memory; raising it while it issues a run of loads gets the next tile's requests out
 // early (CK and Triton's ping-pong schedules use both: triton-lang/triton #5018, ≈ +10 % on an FP8
 // GEMM; notes/mi300x-measured.md F). Each edit brackets one cluster (≥ 2 MFMAs, or ≥ 2 vector/LDS
-// loads, with at most 2 other instructions between them) of the window with `s_setprio P` /
+// loads of a loop body — the next tile's loads —, with at most 2 other instructions between them)
+// of the window with `s_setprio P` /
 // `s_setprio 0`, for P = 1 and 3 (the field is 2 bits); the timing model (its issue arbiter honours
 // s_setprio, timing/model.cpp) decides whether it pays.
 // Why every launch: s_setprio only sets the wave's issue-arbitration priority (GFX9 ISA guide,
@@ -13,6 +14,7 @@
 // Refused: kernels that already use s_setprio (their schedule is deliberate).
 #include <fmt/format.h>
 
+#include "search/moves/loops.h"
 #include "search/moves/moves.h"
 #include "support/error.h"
 
@@ -37,10 +39,13 @@ class SetprioMove final : public Move {
     if (!f) return {};
     for (size_t i = f->begin; i < f->end; ++i)
       if (p.text_line(i).inst && p.text_line(i).inst->mnemonic == "s_setprio") return {};
+    const std::vector<bool> in_loop = loop_blocks(*f);
     std::vector<Edit> out;
     for (const bool mfma : {true, false}) {
       // Clusters: runs of members inside one basic block with small gaps.
-      for (const program::BasicBlock& b : f->blocks) {
+      for (size_t bi = 0; bi < f->blocks.size(); ++bi) {
+        const program::BasicBlock& b = f->blocks[bi];
+        if (!mfma && !in_loop[bi]) continue;
         const size_t lo = std::max(b.first, c.window.first), hi = std::min(b.last, c.window.last);
         size_t start = SIZE_MAX, end = 0, members = 0, gap = 0;
         auto flush = [&]() {

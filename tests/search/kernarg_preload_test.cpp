@@ -143,3 +143,4 @@ TEST(KernargPreloadTest, AbiDiffAcceptsOnlyAConsistentPreload) {
   auto kd = q.kernel_descriptor("vector_add");
   ASSERT_GT(kd.kernarg_preload_length(), 0u);
 }
+
