@@ -156,8 +156,10 @@ class KernargPreloadMove final : public Move {
       if (l.text.rfind("s_movrel", 0) == 0) return {};
       auto a = parse_arg_load(l.text, *pointer);
       const bool convertible = a && intact[i - f->begin] && a->offset % 4 == 0;
-      // A destination straddling `user` is only fine on a load that becomes copies (checked below).
-      if (!shift_sgprs(l.text, user, 0, alignment) && !(convertible && a->dest < user)) return {};
+      // A destination straddling `user` is only fine on a load that becomes copies (checked below);
+      // a load that becomes copies needs no alignment of its own.
+      unsigned own = 1;
+      if (!shift_sgprs(l.text, user, 0, convertible ? own : alignment) && !(convertible && a->dest < user)) return {};
       if (!convertible) continue;
       a->line = i;
       loads.push_back(*a);
@@ -165,13 +167,21 @@ class KernargPreloadMove final : public Move {
       needed = std::max(needed, a->offset / 4 + a->dwords);
     }
     if (loads.empty() || !in_window) return {};
-    // N: enough for the loads, a multiple of the shifted tuples' alignment, within 16 user SGPRs
-    // and the kernarg segment.
-    const unsigned room = std::min(kMaxUserSgprs - user, kd.kernarg_size / 4) / alignment * alignment;
-    const unsigned n = std::min(room, (needed + alignment - 1) / alignment * alignment);
+    // N: the largest that covers at most the loads, fits 16 user SGPRs and the kernarg segment, is
+    // a multiple of the shifted tuples' alignment, and of the alignment of every load it does not
+    // cover (that one stays a load, shifted); a straddling load must be covered.
+    auto valid = [&](unsigned n) {
+      if (n % alignment) return false;
+      for (const ArgLoad& a : loads) {
+        if (a.offset / 4 + a.dwords <= n) continue;
+        if (a.dest < user && a.dest + a.dwords > user) return false;
+        if (a.dest >= user && a.dwords > 1 && n % (a.dwords >= 4 ? 4 : 2)) return false;
+      }
+      return true;
+    };
+    unsigned n = std::min({kMaxUserSgprs - user, kd.kernarg_size / 4, needed});
+    while (n > 0 && !valid(n)) --n;
     if (n == 0) return {};
-    for (const ArgLoad& a : loads)
-      if (a.dest < user && a.dest + a.dwords > user && a.offset / 4 + a.dwords > n) return {};  // would stay a straddling load
 
     Edit e;
     e.kernel = c.kernel;

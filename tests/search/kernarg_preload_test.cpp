@@ -80,10 +80,11 @@ TEST(KernargPreloadTest, VectorAddPreloadsItsArgumentsWithTheCompatibilityProlog
 }
 
 TEST(KernargPreloadTest, EditsOnCorpusKernelsVerifyEquivalent) {
-  // A reduction with LDS and workgroup ids, a tiled matmul, an MFMA matmul: the SGPR shift must
+  // A reduction with LDS and workgroup ids, a tiled matmul, a streaming kernel whose load s[0:3]
+  // straddles the user SGPRs, an MFMA matmul whose x4 loads become copies: the SGPR shift must
   // move the workgroup ids with the hardware.
   size_t edited = 0;
-  for (const corpus::Kernel& k : corpus::kernels("gfx942", {"softmax_rows_f32", "matmul_tiled_f32", "kb_relu_f32"})) {
+  for (const corpus::Kernel& k : corpus::kernels("gfx942", {"softmax_rows_f32", "matmul_tiled_f32", "kb_relu_f32", "matmul_mfma_16x16x16_f16"})) {
     auto k0 = load(k.code_object);
     auto p = program::Program::recover(k0);
     auto edits = propose(p, k.name);
@@ -97,7 +98,7 @@ TEST(KernargPreloadTest, EditsOnCorpusKernelsVerifyEquivalent) {
     std::string text;
     EXPECT_EQ(verify_small(k0, k1, k.spec, &text), verify::Verdict::Equivalent) << k.name << "\n" << text << edits[0].diff();
   }
-  EXPECT_EQ(edited, 3u);
+  EXPECT_EQ(edited, 4u);
 }
 
 TEST(KernargPreloadTest, APrologueMissingALoadIsCaughtWithoutPreloadingFirmware) {
