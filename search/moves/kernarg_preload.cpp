@@ -144,8 +144,8 @@ class KernargPreloadMove final : public Move {
     }
     if (first >= f->end) return {};
 
-    // Kernarg loads the pointer still addresses; the window must hold one (the move is the same
-    // edit from every window: propose it where its loads are).
+    // Kernarg loads the pointer still addresses; the window must hold the first of them (the move
+    // is the same edit from every window: propose it once, where it starts).
     std::vector<ArgLoad> loads;
     bool in_window = false;
     unsigned needed = 0, alignment = 1;
@@ -163,7 +163,7 @@ class KernargPreloadMove final : public Move {
       if (!convertible) continue;
       a->line = i;
       loads.push_back(*a);
-      in_window |= c.window.first <= i && i <= c.window.last;
+      if (loads.size() == 1) in_window = c.window.first <= i && i <= c.window.last;
       needed = std::max(needed, a->offset / 4 + a->dwords);
     }
     if (loads.empty() || !in_window) return {};
