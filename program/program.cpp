@@ -343,6 +343,23 @@ void Program::set_scratch_size(const std::string& kernel, uint32_t bytes) {
   dirty_.insert(kernel);
 }
 
+void Program::set_kernarg_preload(const std::string& kernel, unsigned dwords) {
+  const Arch arch = original_.target().arch;
+  if (arch != Arch::gfx942 && arch != Arch::gfx950)
+    throw Error("kernarg preloading needs gfx942 or gfx950, not " + original_.target().processor, kernel);
+  KernelDescriptor& kd = kds_.at(kernel);
+  if (kd.kernarg_preload_length() != 0) throw Error("kernel " + kernel + " already preloads kernel arguments");
+  // 16 user SGPRs at most (AMDGPUUsage, "Initial Kernel Execution State": the USER_SGPR field).
+  if (kd.user_sgpr_count() + dwords > 16)
+    throw Error(fmt::format("kernel {}: {} user SGPRs + {} preloaded exceed the 16 the hardware sets up", kernel, kd.user_sgpr_count(), dwords));
+  if (4 * dwords > kd.kernarg_size)
+    throw Error(fmt::format("kernel {}: preloading {} bytes of a {}-byte kernarg segment", kernel, 4 * dwords, kd.kernarg_size));
+  kd.set("kernarg_preload.length", dwords);
+  kd.set("kernarg_preload.offset", 0);
+  kd.set("compute_pgm_rsrc2.user_sgpr_count", kd.user_sgpr_count() + dwords);
+  dirty_.insert(kernel);
+}
+
 void Program::update_resources() {
   const ArchParams* ap = arch_params(original_.target().arch);
   if (!ap && !dirty_.empty())

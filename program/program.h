@@ -92,6 +92,12 @@ class Program {
   // Explicit overrides for what code cannot reveal.
   void set_lds_size(const std::string& kernel, uint32_t bytes);
   void set_scratch_size(const std::string& kernel, uint32_t bytes_per_lane);
+  // Kernarg preloading (gfx942/gfx950): the first `dwords` kernarg dwords arrive in the user
+  // SGPRs after the enabled ones (KD kernarg_preload length/offset 0, user_sgpr_count grown by
+  // `dwords`). The code must shift every SGPR from the old user_sgpr_count up by `dwords` and
+  // carry the 256-byte compatibility prologue (search/moves/kernarg_preload.cpp). Throws
+  // asmevo::Error on another arch, a kernel that already preloads, or more than 16 user SGPRs.
+  void set_kernarg_preload(const std::string& kernel, unsigned dwords);
 
   // Current kernel descriptor and metadata (after update_resources()).
   const codeobj::KernelDescriptor& kernel_descriptor(const std::string& kernel) const;

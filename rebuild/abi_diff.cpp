@@ -27,6 +27,7 @@ using KC = KdFieldClass;
 // | wavefront_size32                               | break    | wave size                                  |
 // | uses_dynamic_stack                             | break    | runtime must provide a dynamic stack       |
 // | kernarg_preload length/offset                  | break    | kernargs preloaded into SGPRs              |
+// |   (unless B adds preloading, below)            |          |                                            |
 // | float round/denorm modes, dx10_clamp, ieee,    | break    | initial MODE register: results change      |
 // |   fp16_ovfl                                    |          |                                            |
 // | exception enables, trap handler, priv, debug,  | break    | trap/privilege behaviour of the wave       |
@@ -100,6 +101,7 @@ std::string opt_str(const std::optional<uint64_t>& v) { return v ? std::to_strin
 class Differ {
  public:
   AbiDiff d;
+  bool preload_arch_ = false;  // A's target preloads kernargs (gfx942, gfx950)
   void brk(const std::string& kernel, const std::string& field, const std::string& a, const std::string& b,
            const std::string& msg) {
     d.breaks.push_back({kernel, field, a, b, msg});
@@ -110,6 +112,7 @@ class Differ {
   }
 
   void files(const CodeObject& a, const CodeObject& b) {
+    preload_arch_ = a.target().arch == codeobj::Arch::gfx942 || a.target().arch == codeobj::Arch::gfx950;
     if (a.target() != b.target())
       brk("", "target", a.target().str(), b.target().str(), "code objects for different targets");
     if (a.version() != b.version())
@@ -198,9 +201,20 @@ class Differ {
     field("group_segment_fixed_size", a.group_segment_fixed_size, b.group_segment_fixed_size);
     field("private_segment_fixed_size", a.private_segment_fixed_size, b.private_segment_fixed_size);
     field("kernarg_size", a.kernarg_size, b.kernarg_size);
+    // B preloads kernargs where A loads them: the launch (kernarg segment, user SGPRs before the
+    // preloaded ones) is the same, firmware fills the new SGPRs or B's compatibility prologue does
+    // (AMDGPUUsage, "Preloaded Kernel Arguments"; gfx942/gfx950 only). Whether B's code is right
+    // under both firmware kinds is for verification, which runs both entries.
+    const bool preload_added = preload_arch_ && a.kernarg_preload_length() == 0 && b.kernarg_preload_length() > 0 &&
+                               b.kernarg_preload_offset() == 0 &&
+                               b.user_sgpr_count() == a.user_sgpr_count() + b.kernarg_preload_length();
+    if (preload_added)
+      chg(k, "kernarg_preload.length", "0", str(b.kernarg_preload_length()),
+          fmt::format("kernel arguments preloaded into SGPRs; user_sgpr_count {} -> {}", a.user_sgpr_count(), b.user_sgpr_count()));
     for (const auto& f : codeobj::kd_bit_fields()) {
       std::string name = f.name;
       uint64_t va = a.get(f), vb = b.get(f);
+      if (preload_added && (name == "kernarg_preload.length" || name == "compute_pgm_rsrc2.user_sgpr_count")) continue;
       std::string extra;
       if (name == "compute_pgm_rsrc1.granulated_workitem_vgpr_count")
         extra = fmt::format("VGPRs allocated {} -> {}", (va + 1) * 8, (vb + 1) * 8);

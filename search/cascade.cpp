@@ -25,6 +25,8 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 // at their original addresses; insertions cannot be expressed.
 std::vector<rebuild::PatchEdit> patch_edits(const program::Program& parent, const Edit& edit) {
   std::vector<rebuild::PatchEdit> out;
+  if (edit.kernarg_preload)
+    throw Error("a kernel-descriptor change (kernarg preload) cannot be an in-place patch", "edit", "patch mode only edits instructions");
   for (const Hunk& h : edit.hunks) {
     if (h.count == 0) throw Error("an insertion cannot be an in-place patch", "edit", "patch mode only replaces or deletes instructions");
     rebuild::PatchEdit p;

@@ -26,7 +26,9 @@ std::string Edit::diff() const {
 nlohmann::json Edit::to_json() const {
   nlohmann::json hs = nlohmann::json::array();
   for (const Hunk& h : hunks) hs.push_back({{"first", h.first}, {"count", h.count}, {"lines", h.lines}, {"before", h.before}});
-  return {{"kernel", kernel}, {"move", move}, {"proposer", proposer}, {"description", description}, {"hunks", hs}};
+  nlohmann::json j = {{"kernel", kernel}, {"move", move}, {"proposer", proposer}, {"description", description}, {"hunks", hs}};
+  if (kernarg_preload) j["kernarg_preload"] = kernarg_preload;
+  return j;
 }
 
 Edit Edit::from_json(const nlohmann::json& j) {
@@ -36,6 +38,7 @@ Edit Edit::from_json(const nlohmann::json& j) {
     e.move = j.value("move", "");
     e.proposer = j.value("proposer", "");
     e.description = j.value("description", "");
+    e.kernarg_preload = j.value("kernarg_preload", 0u);
     for (const auto& h : j.at("hunks")) {
       Hunk hunk;
       hunk.first = h.at("first").get<size_t>();
@@ -83,6 +86,7 @@ program::Program apply_edit(const program::Program& parent, const Edit& edit) {
       p.replace(h->first, h->first + h->count - 1, h->lines);
     }
   }
+  if (edit.kernarg_preload) p.set_kernarg_preload(edit.kernel, edit.kernarg_preload);
   p.touch(edit.kernel);
   p.update_resources();
   return p;

@@ -34,6 +34,9 @@ struct Edit {
   std::string proposer;     // "rules", "stochastic", "llm"
   std::string description;  // one line for people: what changed and why it may help
   std::vector<Hunk> hunks;  // disjoint; any order (applied from the last line backwards)
+  // Kernel-descriptor change that goes with the hunks: preload this many kernarg dwords
+  // (Program::set_kernarg_preload; 0: the KD's preloading stays as it is).
+  unsigned kernarg_preload = 0;
 
   bool empty() const { return hunks.empty(); }
   // "-old" / "+new" lines per hunk, with "@@ line N" headers.

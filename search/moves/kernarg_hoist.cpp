@@ -13,36 +13,13 @@
 // too few free SGPRs remain (the arch's addressable SGPRs, check/isa.h limits via update_resources).
 #include <fmt/format.h>
 
-#include <regex>
-
+#include "search/moves/kernarg.h"
 #include "search/moves/moves.h"
 #include "search/moves/waitcnt_refine.h"
 #include "support/error.h"
 
 namespace asmevo::search {
 namespace {
-
-struct ArgLoad {
-  size_t line = 0;
-  unsigned dwords = 0;
-  unsigned dest = 0;  // first SGPR
-  std::string offset;
-};
-
-// s_load_dword{,x2,x4,x8,x16} sD / s[D:E], s[K:K+1], OFFSET — nothing else.
-std::optional<ArgLoad> parse_arg_load(const std::string& text, unsigned kernarg_sgpr) {
-  static const std::regex re(R"(^s_load_dword(x(2|4|8|16))? (s(\d+)|s\[(\d+):(\d+)\]), s\[(\d+):(\d+)\], (0x[0-9a-fA-F]+|\d+)$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) return std::nullopt;
-  if (std::stoul(m[7]) != kernarg_sgpr || std::stoul(m[8]) != kernarg_sgpr + 1) return std::nullopt;
-  ArgLoad a;
-  a.dwords = m[2].matched ? std::stoul(m[2]) : 1;
-  a.dest = m[4].matched ? std::stoul(m[4]) : std::stoul(m[5]);
-  a.offset = m[9];
-  return a;
-}
-
-std::string sgprs(unsigned first, unsigned count) { return count == 1 ? fmt::format("s{}", first) : fmt::format("s[{}:{}]", first, first + count - 1); }
 
 class KernargHoistMove final : public Move {
  public:
@@ -55,42 +32,14 @@ class KernargHoistMove final : public Move {
     if (!f || !f->is_kernel || f->blocks.empty()) return {};
     const codeobj::KernelDescriptor& kd = p.kernel_descriptor(c.kernel);
     if (kd.kernarg_preload_length() > 0) return {};
-    if (!kd.get("kernel_code_properties.enable_sgpr_kernarg_segment_ptr")) return {};
-    const unsigned kernarg_sgpr = 4 * kd.get("kernel_code_properties.enable_sgpr_private_segment_buffer") +
-                                  2 * kd.get("kernel_code_properties.enable_sgpr_dispatch_ptr") +
-                                  2 * kd.get("kernel_code_properties.enable_sgpr_queue_ptr");
-    // The pointer holds the kernarg address at a load unless a write of it reaches the load: blocks
-    // reachable from a writing block (past the write) are out. Compilers reuse s[0:1] once the
-    // last argument is loaded, so this is common after the loads and harmless.
-    auto block_of = [&](size_t line) {
-      for (size_t b = 0; b < f->blocks.size(); ++b)
-        if (f->blocks[b].first <= line && line <= f->blocks[b].last) return b;
-      return f->blocks.size();
-    };
-    std::vector<bool> tainted(f->blocks.size(), false);
-    std::vector<size_t> first_write(f->blocks.size(), SIZE_MAX);  // in a block: lines after it are tainted
-    std::vector<size_t> work;
-    for (size_t i = f->begin; i < f->end; ++i) {
-      const program::Line& l = p.text_line(i);
-      if (l.kind != program::Line::Instr && l.kind != program::Line::RawInstr) continue;
-      for (const program::RegRange& d : p.registers_of(l).defs)
-        if (d.file == program::RegFile::SGPR && d.first < kernarg_sgpr + 2 && kernarg_sgpr < d.first + d.count) {
-          size_t b = block_of(i);
-          if (b == f->blocks.size()) return {};
-          first_write[b] = std::min(first_write[b], i);
-          for (size_t s : f->blocks[b].succs) work.push_back(s);
-        }
-    }
-    while (!work.empty()) {
-      size_t b = work.back();
-      work.pop_back();
-      if (tainted[b]) continue;
-      tainted[b] = true;
-      for (size_t s : f->blocks[b].succs) work.push_back(s);
-    }
-    auto pointer_intact = [&](size_t line) {
-      size_t b = block_of(line);
-      return b < f->blocks.size() && !tainted[b] && line < first_write[b];
+    const std::optional<unsigned> pointer = kernarg_pointer_sgpr(kd);
+    if (!pointer) return {};
+    const unsigned kernarg_sgpr = *pointer;
+    const std::vector<bool> intact = kernarg_pointer_intact(p, *f, kernarg_sgpr);
+    if (intact.empty()) return {};
+    // A load that overwrites the pointer itself stays where it is.
+    auto pointer_intact = [&](size_t line, const ArgLoad& a) {
+      return intact[line - f->begin] && (a.dest + a.dwords <= kernarg_sgpr || kernarg_sgpr + 2 <= a.dest);
     };
     // Loads of the window outside the entry block (the first block holds what runs first anyway).
     const program::BasicBlock& entry = f->blocks.front();
@@ -98,7 +47,7 @@ class KernargHoistMove final : public Move {
     for (size_t i = std::max(c.window.first, entry.last + 1); i <= c.window.last; ++i) {
       const program::Line& l = p.text_line(i);
       if (l.kind != program::Line::Instr) continue;
-      if (auto a = parse_arg_load(l.text, kernarg_sgpr); a && pointer_intact(i)) {
+      if (auto a = parse_arg_load(l.text, kernarg_sgpr); a && pointer_intact(i, *a)) {
         a->line = i;
         loads.push_back(*a);
       }
@@ -118,12 +67,12 @@ class KernargHoistMove final : public Move {
       next = (next + align - 1) / align * align;
       const unsigned fresh = next;
       next += a.dwords;
-      hoisted.push_back(fmt::format("s_load_dword{} {}, s[{}:{}], {}", a.dwords == 1 ? "" : fmt::format("x{}", a.dwords), sgprs(fresh, a.dwords),
-                                    kernarg_sgpr, kernarg_sgpr + 1, a.offset));
+      hoisted.push_back(fmt::format("s_load_dword{} {}, s[{}:{}], {}", a.dwords == 1 ? "" : fmt::format("x{}", a.dwords), sgpr_operand(fresh, a.dwords),
+                                    kernarg_sgpr, kernarg_sgpr + 1, fmt::format("{:#x}", a.offset)));
       // A wait in front of the copies: the hoisted load may not be covered by any wait on every
       // path to here. Refinement below removes it where the entry's wait already covers the load.
       std::vector<std::string> copies{"s_waitcnt lgkmcnt(0)"};
-      for (unsigned k = 0; k + 1 < a.dwords; k += 2) copies.push_back(fmt::format("s_mov_b64 {}, {}", sgprs(a.dest + k, 2), sgprs(fresh + k, 2)));
+      for (unsigned k = 0; k + 1 < a.dwords; k += 2) copies.push_back(fmt::format("s_mov_b64 {}, {}", sgpr_operand(a.dest + k, 2), sgpr_operand(fresh + k, 2)));
       if (a.dwords % 2) copies.push_back(fmt::format("s_mov_b32 s{}, s{}", a.dest + a.dwords - 1, fresh + a.dwords - 1));
       e.hunks.push_back(make_hunk(p, a.line, a.line, copies));
     }

@@ -10,6 +10,11 @@ namespace asmevo::search {
 std::unique_ptr<Move> make_waitcnt_refine_move();  // waitcnt_refine.cpp
 std::unique_ptr<Move> make_waitcnt_sink_move();      // waitcnt_sink.cpp
 std::unique_ptr<Move> make_kernarg_hoist_move();     // kernarg_hoist.cpp
+std::unique_ptr<Move> make_kernarg_preload_move();   // kernarg_preload.cpp
+std::unique_ptr<Move> make_barrier_elim_move();      // barrier_elim.cpp
+std::unique_ptr<Move> make_vmcnt_branches_move();    // vmcnt_branches.cpp
+std::unique_ptr<Move> make_setprio_move();           // setprio.cpp
+std::unique_ptr<Move> make_interleave_move();        // interleave.cpp
 std::unique_ptr<Move> make_widen_move();             // widen.cpp
 std::unique_ptr<Move> make_dead_code_move();         // dead_code.cpp
 std::unique_ptr<Move> make_nop_minimize_move();      // nop_minimize.cpp

@@ -13,6 +13,11 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_waitcnt_refine_move());
     moves.push_back(make_waitcnt_sink_move());
     moves.push_back(make_kernarg_hoist_move());
+    moves.push_back(make_kernarg_preload_move());
+    moves.push_back(make_barrier_elim_move());
+    moves.push_back(make_vmcnt_branches_move());
+    moves.push_back(make_setprio_move());
+    moves.push_back(make_interleave_move());
     moves.push_back(make_widen_move());
     moves.push_back(make_dead_code_move());
     moves.push_back(make_nop_minimize_move());

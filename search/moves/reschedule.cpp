@@ -30,6 +30,7 @@ const char* variant_name(ScheduleVariant v) {
     case ScheduleVariant::LoadsOnly: return "loads hoisted";
     case ScheduleVariant::FullFixedWaits: return "list schedule, waits in place";
     case ScheduleVariant::LoadsFixedWaits: return "loads hoisted, waits in place";
+    case ScheduleVariant::Interleave: return "MFMA/memory interleaved";
   }
   return "?";
 }
@@ -324,7 +325,10 @@ double span_of(const Context& c, const std::vector<Node>& nodes, const std::vect
   return s.span;
 }
 
-std::vector<size_t> list_schedule(const Context& c, const std::vector<Node>& nodes, bool loads_only) {
+std::vector<size_t> list_schedule(const Context& c, const std::vector<Node>& nodes, ScheduleVariant variant) {
+  const bool loads_only = variant == ScheduleVariant::LoadsOnly || variant == ScheduleVariant::LoadsFixedWaits;
+  const bool interleave = variant == ScheduleVariant::Interleave;
+  bool want_memory = true;  // interleave: the kind to place next
   Sim s(c, nodes);
   std::vector<size_t> order, pos(nodes.size(), 0);
   // Placing k next keeps the hazard gaps to its producers.
@@ -339,7 +343,17 @@ std::vector<size_t> list_schedule(const Context& c, const std::vector<Node>& nod
     for (bool need_gaps : {true, false}) {
       if (pick) break;
       auto candidate = [&](size_t k) { return s.available(k) && (!need_gaps || gaps_kept(k)); };
-      if (loads_only) {
+      if (interleave) {
+        // The wanted kind first (program order within it), else the earliest non-MFMA (address
+        // arithmetic that makes the next memory op ready), else anything.
+        for (size_t k = 0; k < nodes.size() && !pick; ++k)
+          if (candidate(k) && (want_memory ? nodes[k].memory : nodes[k].mfma)) pick = k;
+        for (size_t k = 0; k < nodes.size() && !pick; ++k)
+          if (candidate(k) && !nodes[k].mfma && !nodes[k].memory) pick = k;
+        for (size_t k = 0; k < nodes.size() && !pick; ++k)
+          if (candidate(k)) pick = k;
+        if (pick && (nodes[*pick].memory || nodes[*pick].mfma)) want_memory = nodes[*pick].mfma;
+      } else if (loads_only) {
         // Program order, except that a load whose inputs are issued goes first.
         for (size_t k = 0; k < nodes.size() && !pick; ++k)
           if (candidate(k) && nodes[k].load) pick = k;
@@ -368,8 +382,8 @@ std::vector<size_t> list_schedule(const Context& c, const std::vector<Node>& nod
 RegionSchedule schedule_region(const Context& c, const Region& r, ScheduleVariant variant) {
   std::vector<Node> nodes;
   for (size_t i = r.first; i <= r.last; ++i) nodes.push_back(make_node(c, i));
-  const bool fixed_waits = variant == ScheduleVariant::FullFixedWaits || variant == ScheduleVariant::LoadsFixedWaits;
-  const bool loads_only = variant == ScheduleVariant::LoadsOnly || variant == ScheduleVariant::LoadsFixedWaits;
+  const bool fixed_waits = variant == ScheduleVariant::FullFixedWaits || variant == ScheduleVariant::LoadsFixedWaits ||
+                           variant == ScheduleVariant::Interleave;
   // Which earlier operations each wait must see complete: of its counter's operations in this
   // region, all but the last N (the ones before the region are unknown and count as complete).
   std::vector<std::set<size_t>> must_complete(nodes.size());
@@ -402,7 +416,7 @@ RegionSchedule schedule_region(const Context& c, const Region& r, ScheduleVarian
   }
   std::vector<size_t> identity(nodes.size());
   for (size_t k = 0; k < nodes.size(); ++k) identity[k] = k;
-  std::vector<size_t> order = list_schedule(c, nodes, loads_only);
+  std::vector<size_t> order = list_schedule(c, nodes, variant);
   // Every edge kept (the scheduler's own invariant; a failure here is a bug).
   std::vector<size_t> pos(nodes.size());
   for (size_t k = 0; k < order.size(); ++k) pos[order[k]] = k;
@@ -414,8 +428,8 @@ RegionSchedule schedule_region(const Context& c, const Region& r, ScheduleVarian
   rs.variant = variant;
   rs.cycles_before = span_of(c, nodes, identity);
   rs.cycles_after = span_of(c, nodes, order);
-  // Only an order the estimate calls faster is proposed.
-  if (rs.cycles_after >= rs.cycles_before) {
+  // Only an order the estimate calls faster is proposed (interleaving: the timing model decides).
+  if (rs.cycles_after >= rs.cycles_before && variant != ScheduleVariant::Interleave) {
     order = identity;
     rs.cycles_after = rs.cycles_before;
   }

@@ -37,6 +37,10 @@ enum class ScheduleVariant {
   LoadsOnly,       // only memory loads move (up, as far as the graph allows); waits may move
   FullFixedWaits,  // Full, with every s_waitcnt a barrier
   LoadsFixedWaits, // LoadsOnly, with every s_waitcnt a barrier
+  // MFMA/memory interleaving (search/moves/interleave.cpp): alternate MFMAs and memory operations
+  // (one memory op after each MFMA, starting with memory), waits in place; proposed whether or
+  // not the scheduler's own estimate calls it faster (the timing model decides).
+  Interleave,
 };
 const char* variant_name(ScheduleVariant v);
 
