@@ -38,6 +38,7 @@ CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& o) {
   cmd->add_option("--min-gain", o.min_gain_percent, "accept a candidate only if at least this many percent faster than its parent (default 1)");
   cmd->add_option("--windows", o.windows, "hot windows per parent (default 5)");
   cmd->add_option("--moves", o.moves, "comma-separated move filter: NAME keeps only the named moves or families, -NAME switches one off (e.g. -widen,-stochastic)");
+  cmd->add_flag("--prove-winners-only", o.prove_winners_only, "prove only candidates that won timing (the proof gate then stands just before full verification; much faster: docs/search.md)");
   cmd->add_option("--robust-draws", o.robust_draws, "perturbed hardware rows (each [U]/fitted parameter +/-25 %) a win must also hold on (default 4; 0: nominal only)");
   cmd->add_option("--counterexamples", o.counterexamples, "where counterexamples go (default OUT.counterexamples/)");
   cmd->add_flag("--patch-only", o.patch_only, "only in-place patches of the original bytes (what is used anyway when K0 cannot be rebuilt exactly)");
@@ -168,6 +169,7 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   opts.moves = split_commas(o.moves);
   search::MoveFilter::parse(opts.moves);  // an unknown name fails before anything is created on disk
   opts.robust_draws = o.robust_draws;
+  opts.prove_winners_only = o.prove_winners_only;
   opts.resume = o.resume;
   opts.patch_only = o.patch_only;
   if (o.budget == 0 && o.time_s <= 0) throw Error("no limit: --budget 0 needs --time", "--budget", "give --budget N or --time SECONDS");

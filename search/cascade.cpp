@@ -252,9 +252,10 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
     std::optional<StageResult> proof_stage;
     bool refuted = false;
     double static_s = -1;
+    const bool late_proof = options_.proof == CascadeOptions::Proof::Gate && options_.prove_winners_only;
     quick_opts.after_static = [&]() -> std::string {
       static_s = since(t);
-      if (options_.proof == CascadeOptions::Proof::Off) return {};
+      if (options_.proof == CascadeOptions::Proof::Off || late_proof) return {};
       auto tp = Clock::now();
       prove::ProofOptions po;
       po.timeout_ms = options_.proof_timeout_ms;
@@ -354,6 +355,26 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
       return reject("robust", "faster only under the nominal row (" + figure + "); not under " + slower);
     }
     ev.stages.push_back({"robust", true, since(t), fmt::format("faster under all {} perturbed rows: {}", robust_rows_.size(), all)});
+  }
+
+  if (options_.proof == CascadeOptions::Proof::Gate && options_.prove_winners_only) {
+    t = Clock::now();
+    prove::ProofOptions po;
+    po.timeout_ms = options_.proof_timeout_ms;
+    po.mode_bits = emu::initial_mode_bits(parent.program->kernel_descriptor(kernel_));
+    prove::ProofResult pr = prove::prove_edit(*parent.program, kernel_, proof_changes(edit), po, /*use_liveness=*/true);
+    std::string detail = std::string(prove::verdict_name(pr.verdict)) + ": " + pr.reason;
+    if (pr.verdict == prove::Verdict::Disproven) {
+      detail += "; live-in state: " + pr.counterexample;
+      ev.stages.push_back({"prove", false, since(t), detail});
+      // Not remembered as the code's verdict: the proof is of this parent's window.
+      ev.accepted = false;
+      ev.stage = "prove";
+      ev.reason = "DISPROVEN: " + pr.reason;
+      ev.seconds = since(start);
+      return ev;
+    }
+    ev.stages.push_back({"prove", true, since(t), detail});
   }
 
   t = Clock::now();

@@ -40,6 +40,11 @@ struct CascadeOptions {
   // verdict, without liveness) but lets every candidate go on, to count refusals of good ones.
   enum class Proof { Off, Gate, Measure } proof = Proof::Gate;
   unsigned proof_timeout_ms = 2000;  // per solver query
+  // Gate mode: prove only the candidates that won (after the timing and robust stages) instead of
+  // every candidate before its first emulation. A proof costs seconds to a minute per candidate, the
+  // quick run milliseconds (the cascade profile, docs/search.md); the gate still stands before
+  // full verification, so no accepted candidate skips it.
+  bool prove_winners_only = false;
   // Robust fitness: a candidate faster than its parent under the nominal hardware row must also be
   // faster under `robust_draws` perturbed rows (timing/hw_perturb.h: every [U] or fitted parameter
   // moved by +/- robust_fraction, signs drawn from robust_seed + draw), so that no win rests on one

@@ -369,6 +369,7 @@ struct KernelSession::Impl {
     co.proof = o.proof;
     co.proof_timeout_ms = o.proof_timeout_ms;
     co.robust_draws = o.robust_draws;
+    co.prove_winners_only = o.prove_winners_only;
     co.robust_fraction = o.robust_fraction;
     return co;
   }

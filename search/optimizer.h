@@ -76,6 +76,7 @@ struct OptimizeOptions {
   unsigned llm_share = 2;  // the agent gets a turn every llm_share-th round
   CascadeOptions::Proof proof = CascadeOptions::Proof::Gate;  // the cascade's proof stage (docs/prove.md)
   unsigned proof_timeout_ms = 2000;
+  bool prove_winners_only = false;  // CascadeOptions::prove_winners_only
   std::vector<std::string> moves;  // the move filter (MoveFilter::parse): "-widen" switches widen off
   unsigned robust_draws = 4;       // robust fitness (CascadeOptions::robust_draws; 0: nominal row only)
   double robust_fraction = 0.25;

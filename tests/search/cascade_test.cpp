@@ -234,3 +234,24 @@ TEST(CascadeTest, RobustStageRejectsAWinThePerturbedRowsDoNotConfirm) {
   EXPECT_NE(ev.reason.find("faster only under the nominal row"), std::string::npos) << ev.reason;
   for (const auto& s : ev.stages) EXPECT_NE(s.stage, "verify");
 }
+
+TEST(CascadeTest, ProveWinnersOnlyProvesJustBeforeFullVerification) {
+  // With the proof late, a wrong candidate meets the cheap quick run first, and a win is proved
+  // after timing and the robust stage, before full verification.
+  Fixture f;
+  search::CascadeOptions late{0.01, 1, "", false, search::CascadeOptions::Proof::Gate};
+  late.prove_winners_only = true;
+  search::Cascade cascade(f.k0, "vector_add", {spec()}, late);
+  size_t l = f.line("v_add_f32");
+  auto wrong = cascade.evaluate(f.parent, f.edit({search::make_hunk(*f.parent.program, l, l, {"v_sub_f32_e32 v2, v6, v7"})}));
+  EXPECT_EQ(wrong.stage, "emulate") << stages(wrong);
+  program::Program padded = search::apply_edit(*f.parent.program, f.edit({search::make_insertion(l, {"s_nop 7", "s_nop 7", "s_nop 7", "s_nop 7"})}));
+  search::Individual slow = cascade.individual(rebuild::rebuild(padded.listing(), "padded"), 7, "padded");
+  const program::Function* fn = slow.program->function("vector_add");
+  size_t first = 0;
+  for (size_t i = fn->begin; i < fn->end && !first; ++i)
+    if (slow.program->text_line(i).text == "s_nop 7") first = i;
+  auto ev = cascade.evaluate(slow, f.edit({search::make_hunk(*slow.program, first, first + 3, {})}));
+  ASSERT_TRUE(ev.accepted) << stages(ev) << ev.reason;
+  EXPECT_EQ(stages(ev), "edit+ rebuild+ abi+ static+ emulate+ timing+ robust+ prove+ verify+ accept+ ");
+}
