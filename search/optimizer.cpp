@@ -166,7 +166,9 @@ class KernelSearch {
     out.candidates_this_run = evaluated_;
   }
   bool budget_left() const { return o_.budget == 0 || done_before_ + evaluated_ < o_.budget; }
-  bool time_left() const { return o_.time_limit_s <= 0 || since(run_start_) < o_.time_limit_s; }
+  bool time_left() const {
+    return (o_.time_limit_s <= 0 || since(run_start_) < o_.time_limit_s) && (o_.kernel_time_s <= 0 || since(start_) < o_.kernel_time_s);
+  }
 
   // What an interactive proposer sees and may do now (begin() first).
   AgentTurn turn() {

@@ -62,6 +62,7 @@ class InteractiveProposer {
 struct OptimizeOptions {
   size_t budget = 200;            // candidates per kernel, counted over resumed runs too (0: no limit)
   double time_limit_s = 0;        // wall-clock limit for the whole run (0: none)
+  double kernel_time_s = 0;       // per kernel: wall-clock search time after its setup (K0 timed, references run; 0: none)
   unsigned jobs = 1;              // emulator threads per run
   uint64_t seed = 1;
   std::vector<std::string> proposers = {"rules", "stochastic"};
