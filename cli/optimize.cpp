@@ -37,6 +37,9 @@ CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& o) {
   cmd->add_option("--proposers", o.proposers, "comma-separated: rules, stochastic, llm (default rules,stochastic)");
   cmd->add_option("--min-gain", o.min_gain_percent, "accept a candidate only if at least this many percent faster than its parent (default 1)");
   cmd->add_option("--windows", o.windows, "hot windows per parent (default 5)");
+  cmd->add_option("--moves", o.moves, "comma-separated move filter: NAME keeps only the named moves or families, -NAME switches one off (e.g. -widen,-stochastic)");
+  cmd->add_flag("--prove-winners-only", o.prove_winners_only, "prove only candidates that won timing (the proof gate then stands just before full verification; much faster: docs/search.md)");
+  cmd->add_option("--robust-draws", o.robust_draws, "perturbed hardware rows (each [U]/fitted parameter +/-25 %) a win must also hold on (default 4; 0: nominal only)");
   cmd->add_option("--counterexamples", o.counterexamples, "where counterexamples go (default OUT.counterexamples/)");
   cmd->add_flag("--patch-only", o.patch_only, "only in-place patches of the original bytes (what is used anyway when K0 cannot be rebuilt exactly)");
   cmd->add_flag("--no-report", o.no_report, "do not write the HTML report (OUT with extension .html; `asmevo report` makes it later)");
@@ -170,6 +173,10 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
   opts.min_gain = o.min_gain_percent / 100.0;
   if (opts.min_gain < 0 || opts.min_gain >= 1) throw Error(fmt::format("--min-gain {} is not a percentage in [0, 100)", o.min_gain_percent), "--min-gain", "e.g. --min-gain 1 accepts candidates at least 1% faster than their parent");
   opts.windows = o.windows;
+  opts.moves = split_commas(o.moves);
+  search::MoveFilter::parse(opts.moves);  // an unknown name fails before anything is created on disk
+  opts.robust_draws = o.robust_draws;
+  opts.prove_winners_only = o.prove_winners_only;
   opts.resume = o.resume;
   opts.patch_only = o.patch_only;
   if (o.backend == "hip") {
@@ -226,7 +233,8 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
                             {"baseline_us", k.baseline_us}, {"best_us", k.best_us}, {"speedup", k.speedup()},
                             {"candidates", k.candidates}, {"candidates_this_run", k.candidates_this_run}, {"accepted", k.accepted},
                             {"final_verdict", k.final_verdict}, {"accepted_moves", k.accepted_moves}, {"rejected_at", k.rejected_at},
-                            {"patch_mode", k.patch_mode}, {"seconds", k.seconds}});
+                            {"patch_mode", k.patch_mode}, {"seconds", k.seconds}, {"robust", k.robust},
+                            {"robust_removed", k.robust_removed()}, {"stage_seconds", search::stage_profile_json(k)}});
   }
   j["warnings"] = warnings;
   if (o.json) {
@@ -248,6 +256,8 @@ int run_optimize(const OptimizeCommandOptions& o, const std::string& command_lin
                              moves.empty() ? "-" : moves);
     if (k.final_verdict != "EQUIVALENT") std::cout << "  " << k.kernel << ": " << k.final_verdict << "\n";
     std::cout << "  figures: " << k.fitness << "\n";
+    std::cout << "  robust fitness: " << k.robust << "; wins it removed: " << k.robust_removed() << "\n";
+    std::cout << "  cascade profile: " << search::stage_profile_text(k) << "\n";
     if (k.baseline_launches.size() > 1)
       for (size_t i = 0; i < k.baseline_launches.size(); ++i) {
         const auto& b = k.baseline_launches[i];

@@ -22,6 +22,9 @@ struct OptimizeCommandOptions {
   std::string proposers = "rules,stochastic";
   double min_gain_percent = 1.0;
   unsigned windows = 5;
+  std::string moves;          // the move filter (search::MoveFilter), e.g. "-widen,-stochastic"
+  unsigned robust_draws = 4;  // perturbed hardware rows a win must also hold on (0: nominal only)
+  bool prove_winners_only = false;  // the proof gate after timing (search::CascadeOptions)
   bool resume = false, json = false, no_report = false, patch_only = false;
   // The LLM agent (issue 8; agent/agent.h): used when --proposers holds llm and --llm-url is given.
   std::string llm_url, llm_model, llm_key_env, llm_budget;

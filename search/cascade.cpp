@@ -12,8 +12,10 @@
 #include "emu/dispatch.h"
 #include "emu/program.h"
 #include "prove/prove.h"
+#include "support/content_hash.h"
 #include "support/error.h"
 #include "verify/hip_backend.h"
+#include "timing/hw_perturb.h"
 
 namespace asmevo::search {
 namespace {
@@ -63,6 +65,25 @@ Cascade::Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const
   const emu::LaunchSpec quick_run = emu::expand_runs(specs_[0]).at(0);
   quick_ = std::make_unique<verify::Reference>(*backend_, *k0_, std::vector<emu::LaunchSpec>{quick_run}, vo);
   full_ = std::make_unique<verify::Reference>(*backend_, *k0_, specs_, vo);
+  // Robust fitness perturbs the model's parameters: a measured fitness has none to perturb.
+  if (!options_.hip) robust_rows_ = robust_rows_for(k0_->target().arch);
+}
+
+std::vector<timing::HwParams> Cascade::robust_rows_for(codeobj::Arch arch) const {
+  std::vector<timing::HwParams> rows;
+  const timing::HwParams& nominal = timing::hw_params(arch);
+  for (unsigned d = 0; d < options_.robust_draws; ++d)
+    rows.push_back(timing::perturbed_params(nominal, options_.robust_seed + d, options_.robust_fraction));
+  return rows;
+}
+
+std::string Cascade::robust_description() const {
+  if (options_.hip) return "off (the fitness is measured, not modeled)";
+  if (robust_rows_.empty()) return "off (nominal hardware row only)";
+  std::string names;
+  for (const std::string& n : timing::uncertain_params(k0_->target().arch)) names += (names.empty() ? "" : ", ") + n;
+  return fmt::format("{} perturbed rows (seeds {}..{}), each of {} moved by +/-{:.0f} %", robust_rows_.size(), options_.robust_seed,
+                     options_.robust_seed + robust_rows_.size() - 1, names, 100 * options_.robust_fraction);
 }
 
 Cascade::~Cascade() = default;
@@ -77,15 +98,19 @@ timing::ModeledRun Cascade::model(const codeobj::CodeObject& co) const {
   return timing::model_kernel({&co, k, &perf_runs_.at(0)}, options_.threads);
 }
 
-Fitness Cascade::fitness(const codeobj::CodeObject& co) const {
+Fitness Cascade::fitness(const codeobj::CodeObject& co, bool robust) const {
   const codeobj::Kernel* k = co.kernel(kernel_);
   require(k != nullptr, "no kernel named " + kernel_ + " in " + co.elf().name());
   Fitness f;
   double log_cycles = 0, log_us = 0;
+  // Another processor's object (a parent the ABI gate will refuse) is timed on its own rows.
+  const std::vector<timing::HwParams> rows =
+      !robust ? std::vector<timing::HwParams>{} : co.target().arch == k0_->target().arch ? robust_rows_ : robust_rows_for(co.target().arch);
+  std::vector<double> log_robust(robust ? robust_rows_.size() : 0, 0.0);
   for (const emu::LaunchSpec& run : perf_runs_) {
     std::shared_ptr<timing::ModeledRun> r;
     if (!options_.hip || !f.profile)  // the model's profile picks hot windows, also when timing is measured
-      r = std::make_shared<timing::ModeledRun>(timing::model_kernel({&co, k, &run}, options_.threads));
+      r = std::make_shared<timing::ModeledRun>(timing::model_kernel({&co, k, &run}, options_.threads, {}, rows));
     LaunchFigure figure;
     if (options_.hip) {
       const verify::HipTiming t = verify::time_with_hip(co, kernel_, run, options_.hip->warmup, options_.hip->repetitions, options_.hip->library);
@@ -96,9 +121,11 @@ Fitness Cascade::fitness(const codeobj::CodeObject& co) const {
     f.launches.push_back(figure);
     log_cycles += std::log(std::max(1.0, figure.cycles));
     log_us += std::log(std::max(1e-9, figure.microseconds));
+    for (size_t d = 0; d < log_robust.size(); ++d) log_robust[d] += std::log(std::max<double>(1.0, static_cast<double>(r->variant_cycles.at(d))));
     if (!f.profile) f.profile = std::move(r);
   }
   const double n = static_cast<double>(perf_runs_.size());
+  for (double l : log_robust) f.robust_cycles.push_back(std::exp(l / n));
   f.cycles = perf_runs_.size() == 1 ? f.launches[0].cycles : std::exp(log_cycles / n);
   f.microseconds = perf_runs_.size() == 1 ? f.launches[0].microseconds : std::exp(log_us / n);
   return f;
@@ -131,7 +158,8 @@ Individual Cascade::individual(const std::vector<uint8_t>& bytes, int64_t id, co
   ind.bytes = bytes;
   auto co = std::make_shared<codeobj::CodeObject>(codeobj::CodeObject::parse(bytes, name));
   ind.program = std::make_shared<program::Program>(program::Program::recover(*co));
-  Fitness f = fitness(*co);
+  Fitness f = fitness(*co, /*robust=*/true);
+  ind.robust_cycles = std::move(f.robust_cycles);
   ind.cycles = f.cycles;
   ind.microseconds = f.microseconds;
   ind.launches = std::move(f.launches);
@@ -141,12 +169,14 @@ Individual Cascade::individual(const std::vector<uint8_t>& bytes, int64_t id, co
 }
 
 std::vector<uint8_t> Cascade::build_candidate(const Individual& parent, const Edit& edit, std::vector<StageResult>& stages,
-                                              std::string& reason) const {
+                                              std::string& reason, std::string& key) const {
   auto t = Clock::now();
   if (options_.patch_mode) {
     try {
       auto r = rebuild::patch_kernel(parent.bytes, "candidate", edit.kernel, patch_edits(*parent.program, edit));
       stages.push_back({"edit", true, since(t), "in-place patch"});
+      key = content_hash(r.image);
+      if (seen_.count(key)) return {};  // the caller answers from the cache
       stages.push_back({"rebuild", true, 0, fmt::format("{} range(s) patched", r.ranges.size())});
       return r.image;
     } catch (const Error& e) {
@@ -164,9 +194,13 @@ std::vector<uint8_t> Cascade::build_candidate(const Individual& parent, const Ed
     return {};
   }
   stages.push_back({"edit", true, since(t), fmt::format("{} hunk(s)", edit.hunks.size())});
+  const program::Listing& listing = edited->listing();
+  const std::string text = listing.to_assembly(/*annotate=*/false);
+  key = content_hash(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  if (seen_.count(key)) return {};  // the caller answers from the cache
   t = Clock::now();
   try {
-    auto bytes = rebuild::rebuild(edited->listing(), "candidate");
+    auto bytes = rebuild::rebuild(listing, "candidate");
     stages.push_back({"rebuild", true, since(t), fmt::format("{} bytes", bytes.size())});
     return bytes;
   } catch (const Error& e) {
@@ -178,35 +212,73 @@ std::vector<uint8_t> Cascade::build_candidate(const Individual& parent, const Ed
 
 Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
   auto start = Clock::now();
+  const int64_t ordinal = ++evaluations_;
   Evaluation ev;
+  std::string key;
   auto finish = [&](bool ok, std::string reason) -> Evaluation {
     ev.accepted = ok;
     ev.reason = std::move(reason);
     ev.stage = ev.stages.empty() ? "edit" : ev.stages.back().stage;
     ev.seconds = since(start);
+    if (!key.empty() && !seen_.count(key) && !ok) seen_[key] = Seen{ev.stage, ev.reason, ordinal, {}, nullptr, {}, 0, 0, {}};
     return std::move(ev);
   };
   std::string reason;
-  std::vector<uint8_t> bytes = build_candidate(parent, edit, ev.stages, reason);
+  std::vector<uint8_t> bytes = build_candidate(parent, edit, ev.stages, reason, key);
+  std::shared_ptr<const codeobj::CodeObject> k1;
+  Fitness timed;
+  const Seen* cached = nullptr;
+  if (bytes.empty() && !key.empty()) {
+    if (auto it = seen_.find(key); it != seen_.end()) cached = &it->second;
+  }
+  if (cached && !cached->stage.empty()) {
+    // The same code was rejected before; the stages that rejected it are deterministic for the code
+    // (the references only grow), and a timing rejection is re-judged against this parent below.
+    if ((cached->stage != "timing" && cached->stage != "robust") || !cached->co) {
+      ev.stages.push_back({"cache", false, since(start),
+                           fmt::format("the same code as evaluation {} of this kernel ({}: {})", cached->ordinal,
+                                       cached->stage == "accept" ? "accepted" : "rejected at " + cached->stage, cached->reason)});
+      ev.stage = "cache";
+      ev.accepted = false;
+      ev.reason = ev.stages.back().detail;
+      ev.seconds = since(start);
+      return ev;
+    }
+  }
+  if (cached && cached->co) {
+    ev.stages.push_back({"cache", true, since(start),
+                         fmt::format("the same code as evaluation {}: rebuild, static checks, proof, emulation and timing reused",
+                                     cached->ordinal)});
+    bytes = cached->bytes;
+    k1 = cached->co;
+    timed.cycles = cached->cycles;
+    timed.microseconds = cached->microseconds;
+    timed.launches = cached->launches;
+    timed.robust_cycles = cached->robust_cycles;
+  }
   if (bytes.empty()) return finish(false, reason);
 
   auto t = Clock::now();
-  std::shared_ptr<codeobj::CodeObject> k1;
-  try {
-    k1 = std::make_shared<codeobj::CodeObject>(codeobj::CodeObject::parse(bytes, "candidate"));
-  } catch (const Error& e) {
-    ev.stages.push_back({"rebuild", false, since(t), e.what_text()});
-    return finish(false, e.what_text());
-  }
-  // ABI, static checks and one run: verify_candidate's gates in that order.
-  verify::VerifyOptions quick_opts;
-  quick_opts.stop_at_first_difference = true;
-  quick_opts.max_mismatches = 1;
-  // The proof runs inside the quick verification, right after its static checks.
-  std::optional<StageResult> proof_stage;
-  bool refuted = false;
-  if (options_.proof != CascadeOptions::Proof::Off) {
+  if (!k1) {
+    try {
+      k1 = std::make_shared<codeobj::CodeObject>(codeobj::CodeObject::parse(bytes, "candidate"));
+    } catch (const Error& e) {
+      ev.stages.push_back({"rebuild", false, since(t), e.what_text()});
+      return finish(false, e.what_text());
+    }
+    // ABI, static checks and one run: verify_candidate's gates in that order.
+    verify::VerifyOptions quick_opts;
+    quick_opts.stop_at_first_difference = true;
+    quick_opts.max_mismatches = 1;
+    // The proof runs inside the quick verification, right after its static checks; the gate also
+    // marks where the static checks end (the profile's split between static and emulate).
+    std::optional<StageResult> proof_stage;
+    bool refuted = false;
+    double static_s = -1;
+    const bool late_proof = options_.proof == CascadeOptions::Proof::Gate && options_.prove_winners_only;
     quick_opts.after_static = [&]() -> std::string {
+      static_s = since(t);
+      if (options_.proof == CascadeOptions::Proof::Off || late_proof) return {};
       auto tp = Clock::now();
       prove::ProofOptions po;
       po.timeout_ms = options_.proof_timeout_ms;
@@ -223,36 +295,50 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
       proof_stage = StageResult{"prove", !refuted, since(tp), detail};
       return refuted ? "DISPROVEN: " + pr.reason : std::string();
     };
-  }
-  verify::VerifyReport quick = verify::verify_candidate(*quick_, *k1, quick_opts);
-  const double quick_s = since(t) - (proof_stage ? proof_stage->seconds : 0);
-  if (!quick.abi_breaks.empty()) {
-    ev.stages.push_back({"abi", false, quick_s, quick.summary});
-    return finish(false, quick.summary);
-  }
-  ev.stages.push_back({"abi", true, 0, "compatible"});
-  if (!quick.violations.empty() || (quick.verdict == verify::Verdict::Error && quick.runs_done == 0)) {
-    ev.stages.push_back({"static", false, quick_s, quick.summary});
-    return finish(false, quick.summary);
-  }
-  ev.stages.push_back({"static", true, 0, "clean"});
-  if (proof_stage) ev.stages.push_back(*proof_stage);
-  if (refuted) return finish(false, quick.summary);  // never emulated
-  if (quick.verdict != verify::Verdict::Equivalent) {
-    std::string why = std::string(verify::verdict_name(quick.verdict)) + ": " + quick.summary;
-    ev.stages.push_back({"emulate", false, quick_s, why});
-    return finish(false, why);
-  }
-  ev.stages.push_back({"emulate", true, quick_s, fmt::format("{} run(s) agree", quick.runs_done)});
+    verify::VerifyReport quick = verify::verify_candidate(*quick_, *k1, quick_opts);
+    const double quick_s = since(t);
+    if (static_s < 0) static_s = quick_s;  // stopped before the gate
+    const double emulate_s = std::max(0.0, quick_s - static_s - (proof_stage ? proof_stage->seconds : 0));
+    if (!quick.abi_breaks.empty()) {
+      ev.stages.push_back({"abi", false, static_s, quick.summary});
+      return finish(false, quick.summary);
+    }
+    ev.stages.push_back({"abi", true, 0, "compatible"});
+    if (!quick.violations.empty() || (quick.verdict == verify::Verdict::Error && quick.runs_done == 0)) {
+      ev.stages.push_back({"static", false, static_s, quick.summary});
+      return finish(false, quick.summary);
+    }
+    ev.stages.push_back({"static", true, static_s, "clean"});
+    if (proof_stage) ev.stages.push_back(*proof_stage);
+    if (refuted) return finish(false, quick.summary);  // never emulated
+    if (quick.verdict != verify::Verdict::Equivalent) {
+      std::string why = std::string(verify::verdict_name(quick.verdict)) + ": " + quick.summary;
+      ev.stages.push_back({"emulate", false, emulate_s, why});
+      return finish(false, why);
+    }
+    ev.stages.push_back({"emulate", true, emulate_s, fmt::format("{} run(s) agree", quick.runs_done)});
 
-  t = Clock::now();
-  Fitness timed;
-  try {
-    timed = fitness(*k1);
-  } catch (const Error& e) {
-    ev.stages.push_back({"timing", false, since(t), e.what_text()});
-    return finish(false, e.what_text());
+    t = Clock::now();
+    try {
+      timed = fitness(*k1);
+    } catch (const Error& e) {
+      ev.stages.push_back({"timing", false, since(t), e.what_text()});
+      return finish(false, e.what_text());
+    }
   }
+  // From here on the candidate is remembered with its figures, whatever this parent makes of them.
+  Seen& memo = seen_.emplace(key, Seen{}).first->second;
+  if (memo.ordinal == 0) {
+    memo = Seen{"", "", ordinal, bytes, k1, timed.launches, timed.cycles, timed.microseconds, timed.robust_cycles};
+  }
+  auto reject = [&](const std::string& stage, std::string why) {
+    if (memo.stage.empty() || stage == "verify") memo.stage = stage, memo.reason = why;
+    ev.accepted = false;
+    ev.stage = stage;
+    ev.reason = std::move(why);
+    ev.seconds = since(start);
+    return std::move(ev);
+  };
   ev.cycles = timed.cycles;
   ev.launches = timed.launches;
   const double limit = parent.cycles * (1.0 - options_.min_gain);
@@ -262,9 +348,57 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
                                          : " geomean over perf launches: " + launch_changes(parent.launches, timed.launches));
   if (ev.cycles > limit) {
     ev.stages.push_back({"timing", false, since(t), figure + fmt::format(", needs <= {:.0f}", limit)});
-    return finish(false, "not faster: " + figure);
+    return reject("timing", "not faster: " + figure);
   }
   ev.stages.push_back({"timing", true, since(t), figure});
+
+  if (!robust_rows_.empty()) {
+    t = Clock::now();
+    if (timed.robust_cycles.empty()) {
+      try {
+        Fitness again = fitness(*k1, /*robust=*/true);
+        timed.robust_cycles = again.robust_cycles;
+        memo.robust_cycles = again.robust_cycles;
+        if (!timed.profile) timed.profile = std::move(again.profile);
+      } catch (const Error& e) {
+        ev.stages.push_back({"robust", false, since(t), e.what_text()});
+        return reject("robust", e.what_text());
+      }
+    }
+    require(parent.robust_cycles.size() == robust_rows_.size(), "the parent has no figures under the perturbed hardware rows",
+            "make individuals with Cascade::individual");
+    std::string slower, all;
+    for (size_t d = 0; d < robust_rows_.size(); ++d) {
+      const std::string one = fmt::format("{:.0f} -> {:.0f}", parent.robust_cycles[d], timed.robust_cycles[d]);
+      all += (all.empty() ? "" : ", ") + one;
+      if (timed.robust_cycles[d] >= parent.robust_cycles[d]) slower += (slower.empty() ? "" : ", ") + fmt::format("row {}: {}", d, one);
+    }
+    if (!slower.empty()) {
+      ev.stages.push_back({"robust", false, since(t), "not faster under perturbed hardware rows: " + slower});
+      return reject("robust", "faster only under the nominal row (" + figure + "); not under " + slower);
+    }
+    ev.stages.push_back({"robust", true, since(t), fmt::format("faster under all {} perturbed rows: {}", robust_rows_.size(), all)});
+  }
+
+  if (options_.proof == CascadeOptions::Proof::Gate && options_.prove_winners_only) {
+    t = Clock::now();
+    prove::ProofOptions po;
+    po.timeout_ms = options_.proof_timeout_ms;
+    po.mode_bits = emu::initial_mode_bits(parent.program->kernel_descriptor(kernel_));
+    prove::ProofResult pr = prove::prove_edit(*parent.program, kernel_, proof_changes(edit), po, /*use_liveness=*/true);
+    std::string detail = std::string(prove::verdict_name(pr.verdict)) + ": " + pr.reason;
+    if (pr.verdict == prove::Verdict::Disproven) {
+      detail += "; live-in state: " + pr.counterexample;
+      ev.stages.push_back({"prove", false, since(t), detail});
+      // Not remembered as the code's verdict: the proof is of this parent's window.
+      ev.accepted = false;
+      ev.stage = "prove";
+      ev.reason = "DISPROVEN: " + pr.reason;
+      ev.seconds = since(start);
+      return ev;
+    }
+    ev.stages.push_back({"prove", true, since(t), detail});
+  }
 
   t = Clock::now();
   verify::VerifyOptions full_opts;
@@ -283,11 +417,12 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
   if (full.verdict != verify::Verdict::Equivalent) {
     std::string why = std::string(verify::verdict_name(full.verdict)) + ": " + full.summary;
     ev.stages.push_back({"verify", false, since(t), why});
-    return finish(false, why);
+    return reject("verify", why);
   }
   ev.stages.push_back({"verify", true, since(t), full.summary});
 
   t = Clock::now();
+  if (!timed.profile) timed = fitness(*k1, !robust_rows_.empty());  // from the cache: the child needs its profile
   Individual child;
   child.bytes = std::move(bytes);
   child.co = k1;
@@ -296,10 +431,16 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
   child.microseconds = timed.microseconds;
   child.launches = timed.launches;
   child.timed = std::move(timed.profile);
+  child.robust_cycles = timed.robust_cycles;
   child.move = edit.move;
   ev.child = std::move(child);
   ev.stages.push_back({"accept", true, since(t), figure});
-  return finish(true, figure);
+  memo.stage = "accept", memo.reason = "accepted";
+  ev.accepted = true;
+  ev.stage = "accept";
+  ev.reason = figure;
+  ev.seconds = since(start);
+  return ev;
 }
 
 void Cascade::add_counterexample(const emu::LaunchSpec& spec) {

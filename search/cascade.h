@@ -14,6 +14,7 @@
 // emulation. A DIFFERENT verdict in full verification saves a counterexample, which is added to
 // both references, so later candidates meet it at the cheap stage.
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,18 @@ struct CascadeOptions {
     unsigned warmup = 3, repetitions = 20;
   };
   std::optional<HipRuntime> hip;
+  // Gate mode: prove only the candidates that won (after the timing and robust stages) instead of
+  // every candidate before its first emulation. A proof costs seconds to a minute per candidate, the
+  // quick run milliseconds (the cascade profile, docs/search.md); the gate still stands before
+  // full verification, so no accepted candidate skips it.
+  bool prove_winners_only = false;
+  // Robust fitness: a candidate faster than its parent under the nominal hardware row must also be
+  // faster under `robust_draws` perturbed rows (timing/hw_perturb.h: every [U] or fitted parameter
+  // moved by +/- robust_fraction, signs drawn from robust_seed + draw), so that no win rests on one
+  // guessed latency. 0: the nominal row only.
+  unsigned robust_draws = 4;
+  double robust_fraction = 0.25;
+  uint64_t robust_seed = 17;
 };
 
 // The fitness of a code object: modeled cycles on every perf launch, and their geomean (with a HIP
@@ -57,6 +70,7 @@ struct Fitness {
   double cycles = 0, microseconds = 0;  // geomean over `launches`
   std::vector<LaunchFigure> launches;
   std::shared_ptr<const timing::ModeledRun> profile;  // the first perf launch's model (hot windows)
+  std::vector<double> robust_cycles;  // per perturbed row (geomean over `launches`); empty unless asked for
 };
 
 // "a 1000 -> 900, b 2000 -> 1900" (modeled cycles per launch).
@@ -72,6 +86,7 @@ struct Individual {
   double microseconds = 0;         // the same in modeled µs (geomean)
   std::vector<LaunchFigure> launches;  // per perf launch
   std::shared_ptr<const timing::ModeledRun> timed;  // the first perf launch's model (profile, hot windows)
+  std::vector<double> robust_cycles;  // the fitness under each perturbed row (CascadeOptions::robust_draws)
   std::string move, window;        // what made it (empty for K0)
 };
 
@@ -108,7 +123,11 @@ class Cascade {
   const char* figure_kind() const { return options_.hip ? "measured" : "modeled"; }
   // The model of the first perf launch.
   timing::ModeledRun model(const codeobj::CodeObject& co) const;
-  Fitness fitness(const codeobj::CodeObject& co) const;
+  // `robust`: also under every perturbed row (Fitness::robust_cycles).
+  Fitness fitness(const codeobj::CodeObject& co, bool robust = false) const;
+  // The perturbed rows robust fitness uses (empty when it is off) and what they perturb.
+  const std::vector<timing::HwParams>& robust_rows() const { return robust_rows_; }
+  std::string robust_description() const;
 
   Evaluation evaluate(const Individual& parent, const Edit& edit);
   // Adds a saved counterexample's spec to both references.
@@ -122,8 +141,9 @@ class Cascade {
   const codeobj::CodeObject& k0() const { return *k0_; }
 
  private:
+  std::vector<timing::HwParams> robust_rows_for(codeobj::Arch arch) const;
   std::vector<uint8_t> build_candidate(const Individual& parent, const Edit& edit, std::vector<StageResult>& stages,
-                                       std::string& reason) const;
+                                       std::string& reason, std::string& key) const;
   std::shared_ptr<const codeobj::CodeObject> k0_;
   std::string kernel_;
   std::vector<emu::LaunchSpec> specs_;
@@ -133,6 +153,20 @@ class Cascade {
   std::unique_ptr<verify::Backend> backend_;
   std::unique_ptr<verify::Backend> aim_backend_;  // the emulator that makes aimed inputs for a HIP runtime
   std::unique_ptr<verify::Reference> quick_, full_;
+  std::vector<timing::HwParams> robust_rows_;
+  // Candidates by the hash of their edited text (or patched bytes): what an earlier candidate with
+  // the same code reached, so a repeat costs neither a rebuild nor an emulation.
+  struct Seen {
+    std::string stage, reason;      // where it was rejected ("" while it passed everything it met)
+    int64_t ordinal = 0;            // which evaluation first met this text
+    std::vector<uint8_t> bytes;     // when it passed the quick run
+    std::shared_ptr<const codeobj::CodeObject> co;
+    std::vector<LaunchFigure> launches;
+    double cycles = 0, microseconds = 0;
+    std::vector<double> robust_cycles;
+  };
+  std::map<std::string, Seen> seen_;
+  int64_t evaluations_ = 0;
 };
 
 // Text of the kernel's instructions with modeled cycles: JSON [{address, text, cycles}].

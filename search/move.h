@@ -48,4 +48,17 @@ class Move {
 // unknown family.
 std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer);
 
+// The names of every built-in move of the rules and stochastic families.
+std::vector<std::string> move_names();
+
+// Which moves a search may use (`--moves`): entries "NAME" keep only the named moves, "-NAME" switch
+// one off (the ablation of bench/speedups); NAME is a move ("widen") or a family ("rules",
+// "stochastic"). Empty: every move.
+struct MoveFilter {
+  std::vector<std::string> only, off;
+  bool allows(const Move& m) const;
+  // Throws asmevo::Error naming an entry that is no move or family.
+  static MoveFilter parse(const std::vector<std::string>& entries);
+};
+
 }  // namespace asmevo::search

@@ -62,13 +62,15 @@ class KernelSearch {
                const Progress& progress, Clock::time_point run_start)
       : cascade_(cascade), store_(store), kr_(kr), run_(run), o_(o), progress_(progress), run_start_(run_start),
         rng_(o.seed ^ std::hash<std::string>{}(kr.kernel)) {
+    const MoveFilter filter = MoveFilter::parse(o.moves);
     for (const std::string& p : o.proposers) {
       if (p == "llm") {
         if (!o.make_llm) throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
         llm_ = o.make_llm(kr.kernel);
         continue;
       }
-      for (auto& m : make_moves(p)) (p == "rules" ? rules_ : stochastic_).push_back(std::move(m));
+      for (auto& m : make_moves(p))
+        if (filter.allows(*m)) (p == "rules" ? rules_ : stochastic_).push_back(std::move(m));
     }
   }
 
@@ -164,7 +166,9 @@ class KernelSearch {
     out.candidates_this_run = evaluated_;
   }
   bool budget_left() const { return o_.budget == 0 || done_before_ + evaluated_ < o_.budget; }
-  bool time_left() const { return o_.time_limit_s <= 0 || since(run_start_) < o_.time_limit_s; }
+  bool time_left() const {
+    return (o_.time_limit_s <= 0 || since(run_start_) < o_.time_limit_s) && (o_.kernel_time_s <= 0 || since(start_) < o_.kernel_time_s);
+  }
 
   // What an interactive proposer sees and may do now (begin() first).
   AgentTurn turn() {
@@ -287,6 +291,11 @@ class KernelSearch {
     c.speedup = ev.cycles > 0 ? parent.ind.cycles / ev.cycles : 0;
     c.seconds = ev.seconds;
     c.transcript = transcript;
+    for (const StageResult& s : ev.stages) {
+      StageTime& st = out.stage_time[s.stage];
+      st.seconds += s.seconds;
+      ++st.candidates;
+    }
     for (const StageResult& s : ev.stages)
       if (s.stage == "verify") ++verified_;
     for (const StageResult& s : ev.stages)
@@ -362,6 +371,9 @@ struct KernelSession::Impl {
     co.proof = o.proof;
     co.proof_timeout_ms = o.proof_timeout_ms;
     co.hip = o.hip;
+    co.robust_draws = o.robust_draws;
+    co.prove_winners_only = o.prove_winners_only;
+    co.robust_fraction = o.robust_fraction;
     return co;
   }
   OptimizeOptions o;
@@ -386,6 +398,7 @@ KernelSession::KernelSession(const codeobj::CodeObject& k0, const std::vector<ui
   m.file_name = file_name;
   m.out.kernel = job.kernel;
   m.out.patch_mode = !rebuildable;
+  m.out.robust = m.cascade.robust_description();
   Individual base = m.cascade.individual(k0_bytes, 0, file_name);
   KernelRecord want;
   want.file = file_name;
@@ -495,6 +508,25 @@ KernelSession::Final KernelSession::finish() {
 }
 
 
+nlohmann::json stage_profile_json(const KernelOutcome& k) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [stage, t] : k.stage_time) j[stage] = {{"seconds", t.seconds}, {"candidates", t.candidates}};
+  return j;
+}
+
+std::string stage_profile_text(const KernelOutcome& k) {
+  double total = 0;
+  for (const auto& [stage, t] : k.stage_time) total += t.seconds;
+  std::vector<std::pair<std::string, StageTime>> v(k.stage_time.begin(), k.stage_time.end());
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+  std::string s;
+  for (const auto& [stage, t] : v)
+    s += (s.empty() ? "" : ", ") + fmt::format("{} {:.1f} s ({:.0f} %, {} candidates, {:.3f} s each)", stage, t.seconds,
+                                               total > 0 ? 100 * t.seconds / total : 0.0, t.candidates,
+                                               t.candidates ? t.seconds / t.candidates : 0.0);
+  return s.empty() ? "no candidates" : s;
+}
+
 OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string& file_name, const std::vector<KernelJob>& jobs,
                         Store& store, const OptimizeOptions& o, const std::string& command, const Progress& progress) {
   const auto run_start = Clock::now();
@@ -507,8 +539,10 @@ OptimizeResult optimize(const std::vector<uint8_t>& k0_bytes, const std::string&
       throw Error("the llm proposer needs an endpoint", "--proposers", "pass --llm-url and --llm-model, or leave llm out");
     if (p != "llm") make_moves(p);
   }
+  MoveFilter::parse(o.moves);
   nlohmann::json opts = {{"budget", o.budget},   {"time", o.time_limit_s}, {"jobs", o.jobs},         {"seed", o.seed},
-                         {"proposers", o.proposers}, {"min_gain", o.min_gain}, {"windows", o.windows}, {"resume", o.resume}, {"patch_only", o.patch_only}};
+                         {"proposers", o.proposers}, {"min_gain", o.min_gain}, {"windows", o.windows}, {"resume", o.resume}, {"patch_only", o.patch_only},
+                         {"moves", o.moves}, {"robust_draws", o.robust_draws}, {"robust_fraction", o.robust_fraction}};
   result.run = store.begin_run(command, o.seed, opts.dump());
   const bool rebuildable = !o.patch_only && rebuild::roundtrip(k0).ok();
   if (!rebuildable && !o.patch_only && progress.log)

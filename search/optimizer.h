@@ -62,6 +62,7 @@ class InteractiveProposer {
 struct OptimizeOptions {
   size_t budget = 200;            // candidates per kernel, counted over resumed runs too (0: no limit)
   double time_limit_s = 0;        // wall-clock limit for the whole run (0: none)
+  double kernel_time_s = 0;       // per kernel: wall-clock search time after its setup (K0 timed, references run; 0: none)
   unsigned jobs = 1;              // emulator threads per run
   uint64_t seed = 1;
   std::vector<std::string> proposers = {"rules", "stochastic"};
@@ -77,6 +78,17 @@ struct OptimizeOptions {
   CascadeOptions::Proof proof = CascadeOptions::Proof::Gate;  // the cascade's proof stage (docs/prove.md)
   unsigned proof_timeout_ms = 2000;
   std::optional<CascadeOptions::HipRuntime> hip;  // --backend hip: run and time on a HIP runtime
+  bool prove_winners_only = false;  // CascadeOptions::prove_winners_only
+  std::vector<std::string> moves;  // the move filter (MoveFilter::parse): "-widen" switches widen off
+  unsigned robust_draws = 4;       // robust fitness (CascadeOptions::robust_draws; 0: nominal row only)
+  double robust_fraction = 0.25;
+};
+
+// Where this run's candidates spent their time, per cascade stage (search/cascade.h): seconds
+// summed over the candidates that reached the stage.
+struct StageTime {
+  double seconds = 0;
+  size_t candidates = 0;
 };
 
 // One candidate's proof stage (this run): its verdict, the window-level verdict when measured, and
@@ -110,6 +122,12 @@ struct KernelOutcome {
   bool patch_mode = false;
   double seconds = 0;
   std::vector<ProofStat> proofs;              // this run's candidates that reached the proof stage
+  std::map<std::string, StageTime> stage_time;  // this run, per stage (edit, cache, rebuild, static, prove, emulate, timing, robust, verify, accept)
+  std::string robust;                         // Cascade::robust_description
+  size_t robust_removed() const {             // wins under the nominal row that the perturbed rows rejected
+    auto it = rejected_at.find("robust");
+    return it == rejected_at.end() ? 0 : it->second;
+  }
   double speedup() const { return best_cycles > 0 ? baseline_cycles / best_cycles : 1.0; }
 };
 
@@ -173,6 +191,11 @@ class KernelSession {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Where a kernel's candidates spent their time, per cascade stage: JSON {stage: {seconds, candidates}}
+// and one line, the costliest stage first (optimize's summary, bench/speedups).
+nlohmann::json stage_profile_json(const KernelOutcome& k);
+std::string stage_profile_text(const KernelOutcome& k);
 
 // Throws asmevo::Error for a kernel the file lacks, specs that are not valid launches of K0, or an
 // unknown proposer.

@@ -596,6 +596,36 @@ std::string kernel_section(const KernelData& d, const std::map<int64_t, RunRecor
     }
   }
 
+  // The cascade profile: where the candidates' time went, per stage, and the robust-fitness removals.
+  s += "<h3>Where the candidates' time went (cascade stages)</h3>";
+  {
+    std::map<std::string, std::pair<double, size_t>> by_stage;
+    double total = 0;
+    size_t robust_removed = 0;
+    for (const auto& c : d.cands) {
+      for (const auto& g : c.stages) {
+        by_stage[g.stage].first += g.seconds;
+        ++by_stage[g.stage].second;
+        total += g.seconds;
+      }
+      robust_removed += c.verdict == "rejected" && c.stage == "robust";
+    }
+    if (by_stage.empty()) {
+      s += "<p class=\"dim\">no candidates</p>";
+    } else {
+      std::vector<std::pair<std::string, std::pair<double, size_t>>> v(by_stage.begin(), by_stage.end());
+      std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+      s += "<table><tr><th>stage</th><th>seconds</th><th>share</th><th>candidates reaching it</th><th>seconds each</th></tr>";
+      for (const auto& [stage, st] : v)
+        s += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                         esc(stage), num(st.first, 2), percent(total > 0 ? st.first / total : 0), st.second,
+                         num(st.second ? st.first / st.second : 0, 3));
+      s += "</table>";
+      s += fmt::format("<p>Robust fitness: {} candidate(s) faster under the nominal hardware row were rejected because a perturbed row "
+                       "(every [U] or fitted parameter &plusmn;25 %) did not confirm the win.</p>", robust_removed);
+    }
+  }
+
   // Acceptance per proposer and per move.
   s += "<h3>Acceptance per proposer and per move</h3>";
   for (const char* by : {"proposer", "move"}) {

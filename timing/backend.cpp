@@ -66,7 +66,7 @@ void scale_to_launch(ModelResult& m, const SamplePlan& plan, const SampleEstimat
 
 }  // namespace
 
-ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOptions& sampling) {
+ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOptions& sampling, const std::vector<HwParams>& variants) {
   const HwParams& hw = hw_params(kl.co->target().arch);
   ModeledRun out;
   const auto t_prepare = std::chrono::steady_clock::now();
@@ -102,11 +102,17 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   }
   trace.group_ids = out.sample.sampled ? out.sample.workgroups : std::vector<uint64_t>{};
   auto t1 = std::chrono::steady_clock::now();
-  out.model = model_launch(*out.program, trace, occ, hw, out.sample.slice);
-  if (out.sample.sampled) {
-    uint64_t buffer_bytes = 0;
-    for (const auto& b : launch->buffers) buffer_bytes += b.bytes;
-    scale_to_launch(out.model, out.sample, extrapolate(out.sample, out.model), hw, buffer_bytes);
+  uint64_t buffer_bytes = 0;
+  for (const auto& b : launch->buffers) buffer_bytes += b.bytes;
+  auto replay = [&](const HwParams& row) {
+    ModelResult m = model_launch(*out.program, trace, occ, row, out.sample.slice);
+    if (out.sample.sampled) scale_to_launch(m, out.sample, extrapolate(out.sample, m), row, buffer_bytes);
+    return m;
+  };
+  out.model = replay(hw);
+  for (const HwParams& row : variants) {
+    require(row.arch == hw.arch, "a hardware variant of another processor", "perturb the row of the kernel's own arch");
+    out.variant_cycles.push_back(replay(row).cycles);
   }
   auto t2 = std::chrono::steady_clock::now();
   out.prepare_seconds = std::chrono::duration<double>(t0 - t_prepare).count();

@@ -49,6 +49,9 @@ struct ModeledRun {
   double prepare_seconds = 0;  // decoding and the launch's buffers
   double emulate_seconds = 0;  // emulator with the trace recorder
   double model_seconds = 0;    // replaying the traces
+  // The same traces replayed on other hardware rows (model_kernel's `variants`, robust fitness):
+  // one figure per row, in order.
+  std::vector<uint64_t> variant_cycles;
   Timing timing() const;
 };
 
@@ -57,7 +60,10 @@ struct ModeledRun {
 // (timing/sampling.h: only the sampled workgroups are emulated and simulated; ModelResult::sample
 // says which and bounds the error); `sampling.exact` simulates everything. Throws asmevo::Error for
 // processors without parameters, instructions the model cannot time, and whatever the emulator refuses.
-ModeledRun model_kernel(const KernelLaunch& launch, unsigned threads = 1, const SampleOptions& sampling = {});
+// `variants`: other hardware rows of the same processor (timing/hw_perturb.h) on which the same
+// traces are replayed too (ModeledRun::variant_cycles); the sample is planned on the nominal row.
+ModeledRun model_kernel(const KernelLaunch& launch, unsigned threads = 1, const SampleOptions& sampling = {},
+                        const std::vector<HwParams>& variants = {});
 
 // The occupancy of this launch (the kernel descriptor's resources plus the launch's dynamic LDS
 // and workgroup size).

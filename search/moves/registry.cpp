@@ -1,4 +1,5 @@
 // make_moves: the built-in moves of each proposer family. A new move adds one line here.
+#include <algorithm>
 #include <memory>
 
 #include "search/move.h"
@@ -33,6 +34,36 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     throw Error("unknown proposer '" + proposer + "'", "--proposers", "use rules, stochastic or llm");
   }
   return moves;
+}
+
+std::vector<std::string> move_names() {
+  std::vector<std::string> out;
+  for (const char* family : {"rules", "stochastic"})
+    for (const auto& m : make_moves(family)) out.push_back(m->name());
+  return out;
+}
+
+bool MoveFilter::allows(const Move& m) const {
+  auto named = [&](const std::vector<std::string>& v) {
+    return std::find(v.begin(), v.end(), m.name()) != v.end() || std::find(v.begin(), v.end(), m.proposer()) != v.end();
+  };
+  return (only.empty() || named(only)) && !named(off);
+}
+
+MoveFilter MoveFilter::parse(const std::vector<std::string>& entries) {
+  const std::vector<std::string> names = move_names();
+  MoveFilter f;
+  for (const std::string& e : entries) {
+    const bool minus = !e.empty() && e[0] == '-';
+    const std::string name = minus ? e.substr(1) : e;
+    if (name != "rules" && name != "stochastic" && std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      throw Error("unknown move '" + name + "'", "--moves", "use rules, stochastic or a move: " + all + " (prefix - to switch one off)");
+    }
+    (minus ? f.off : f.only).push_back(name);
+  }
+  return f;
 }
 
 }  // namespace asmevo::search

@@ -162,7 +162,9 @@ TEST(CascadeTest, AcceptsAFasterEquivalentCandidateAndReverifiesItFromScratch) {
   EXPECT_EQ(ev.child->cycles, f.parent.cycles) << "removing the padding gives back K0's code";
   std::vector<std::string> names;
   for (const auto& s : ev.stages) names.push_back(s.stage);
-  EXPECT_EQ(names, (std::vector<std::string>{"edit", "rebuild", "abi", "static", "prove", "emulate", "timing", "verify", "accept"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"edit", "rebuild", "abi", "static", "prove", "emulate", "timing", "robust", "verify", "accept"}));
+  EXPECT_EQ(ev.child->robust_cycles.size(), f.cascade.robust_rows().size());
+  EXPECT_EQ(ev.stages[7].detail.rfind("faster under all 4 perturbed rows", 0), 0u) << ev.stages[7].detail;
   EXPECT_EQ(ev.stages[4].detail.rfind("PROVEN", 0), 0u) << ev.stages[4].detail;
   EXPECT_EQ(f.cascade.reverify(*ev.child->co, 1000).verdict, verify::Verdict::Equivalent);
   // The per-line profile names every instruction of the kernel with its modeled cycles.
@@ -188,4 +190,68 @@ TEST(CascadeTest, AbiStageRejectsACandidateThatCannotReplaceK0) {
   EXPECT_FALSE(ev.accepted);
   EXPECT_EQ(ev.stage, "abi") << stages(ev) << ev.reason;
   EXPECT_NE(ev.reason.find("ABI"), std::string::npos) << ev.reason;
+}
+
+TEST(CascadeTest, RepeatedCodeIsAnsweredFromTheCache) {
+  // The same text again costs no rebuild, static check or emulation: a rebuild failure is answered
+  // at once, and an equivalent slower candidate keeps its timed figure and is judged against the parent.
+  Fixture f;
+  size_t l = f.line("v_add_f32");
+  Edit bad = f.edit({search::make_hunk(*f.parent.program, l, l, {"v_add_f32_e32 v2, v6, s0, s1"})});
+  auto first_bad = f.cascade.evaluate(f.parent, bad);
+  ASSERT_FALSE(first_bad.accepted);
+  if (first_bad.stage == "rebuild") {  // an edit-stage refusal has no text to remember
+    auto again = f.cascade.evaluate(f.parent, bad);
+    EXPECT_EQ(again.stage, "cache") << stages(again);
+    EXPECT_NE(again.reason.find("rejected at rebuild"), std::string::npos) << again.reason;
+  }
+  Edit slow = f.edit({search::make_insertion(l, {"s_nop 7", "s_nop 7", "s_nop 7", "s_nop 7"})});
+  auto first = f.cascade.evaluate(f.parent, slow);
+  ASSERT_EQ(first.stage, "timing") << stages(first);
+  auto again = f.cascade.evaluate(f.parent, slow);
+  EXPECT_EQ(stages(again), "edit+ cache+ timing- ");
+  EXPECT_EQ(again.cycles, first.cycles);
+  EXPECT_LT(again.seconds, first.seconds);
+}
+
+TEST(CascadeTest, RobustStageRejectsAWinThePerturbedRowsDoNotConfirm) {
+  // The unpadding edit of the test above is a win under every row; against a parent whose figures
+  // under the perturbed rows are made lower than any candidate's (tampered here to exercise the
+  // gate), it is faster only under the nominal row and is refused at the robust stage, never verified.
+  Fixture f;
+  size_t l = f.line("v_add_f32");
+  program::Program padded = search::apply_edit(*f.parent.program, f.edit({search::make_insertion(l, {"s_nop 7", "s_nop 7", "s_nop 7", "s_nop 7"})}));
+  search::Individual slow = f.cascade.individual(rebuild::rebuild(padded.listing(), "padded"), 7, "padded");
+  ASSERT_EQ(slow.robust_cycles.size(), 4u);
+  for (double& c : slow.robust_cycles) c = 1;
+  const program::Function* fn = slow.program->function("vector_add");
+  size_t first = 0;
+  for (size_t i = fn->begin; i < fn->end && !first; ++i)
+    if (slow.program->text_line(i).text == "s_nop 7") first = i;
+  auto ev = f.cascade.evaluate(slow, f.edit({search::make_hunk(*slow.program, first, first + 3, {})}));
+  EXPECT_FALSE(ev.accepted);
+  EXPECT_EQ(ev.stage, "robust") << stages(ev);
+  EXPECT_NE(ev.reason.find("faster only under the nominal row"), std::string::npos) << ev.reason;
+  for (const auto& s : ev.stages) EXPECT_NE(s.stage, "verify");
+}
+
+TEST(CascadeTest, ProveWinnersOnlyProvesJustBeforeFullVerification) {
+  // With the proof late, a wrong candidate meets the cheap quick run first, and a win is proved
+  // after timing and the robust stage, before full verification.
+  Fixture f;
+  search::CascadeOptions late{0.01, 1, "", false, search::CascadeOptions::Proof::Gate};
+  late.prove_winners_only = true;
+  search::Cascade cascade(f.k0, "vector_add", {spec()}, late);
+  size_t l = f.line("v_add_f32");
+  auto wrong = cascade.evaluate(f.parent, f.edit({search::make_hunk(*f.parent.program, l, l, {"v_sub_f32_e32 v2, v6, v7"})}));
+  EXPECT_EQ(wrong.stage, "emulate") << stages(wrong);
+  program::Program padded = search::apply_edit(*f.parent.program, f.edit({search::make_insertion(l, {"s_nop 7", "s_nop 7", "s_nop 7", "s_nop 7"})}));
+  search::Individual slow = cascade.individual(rebuild::rebuild(padded.listing(), "padded"), 7, "padded");
+  const program::Function* fn = slow.program->function("vector_add");
+  size_t first = 0;
+  for (size_t i = fn->begin; i < fn->end && !first; ++i)
+    if (slow.program->text_line(i).text == "s_nop 7") first = i;
+  auto ev = cascade.evaluate(slow, f.edit({search::make_hunk(*slow.program, first, first + 3, {})}));
+  ASSERT_TRUE(ev.accepted) << stages(ev) << ev.reason;
+  EXPECT_EQ(stages(ev), "edit+ rebuild+ abi+ static+ emulate+ timing+ robust+ prove+ verify+ accept+ ");
 }
