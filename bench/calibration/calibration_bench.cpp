@@ -43,17 +43,19 @@ timing::ModelResult model(const std::string& arch, const std::string& yaml, cons
 
 // Cycles of a one-lane chase of `steps` steps over `footprint` bytes, one `stride`-byte step (a new
 // 128-byte line, or with 4 KiB a new page) per step.
-double chase_cycles(const std::string& arch, uint64_t footprint, uint64_t steps, uint64_t stride = 128) {
-  return static_cast<double>(model(arch, fmt::format(R"(kernel: chase
+// `modulo`: the chase_mod kernel, for footprints that are not a power of two.
+double chase_cycles(const std::string& arch, uint64_t footprint, uint64_t steps, uint64_t stride = 128, bool modulo = false) {
+  return static_cast<double>(model(arch, fmt::format(R"(kernel: {}
 grid: [1, 1, 1]
 block: [64, 1, 1]
 args:
   - {{name: buf, buffer: u32, count: {}}}
   - {{name: steps, value: {}, type: u32}}
   - {{name: stride, value: {}, type: u32}}
-  - {{name: mask, value: {}, type: u32}}
+  - {{name: {}, value: {}, type: u32}}
   - {{name: out, buffer: u32, count: 1, output: true}}
-)", footprint / 4, steps, stride / 4, footprint / 4 - 1)).cycles);
+)", modulo ? "chase_mod" : "chase", footprint / 4, steps, stride / 4, modulo ? "words" : "mask",
+                                                     modulo ? footprint / 4 : footprint / 4 - 1)).cycles);
 }
 
 // TLB miss penalty (ns): the warm 4 KiB-stride chase over 96 MiB (beyond the 64 MiB per-XCD reach) less
@@ -62,7 +64,7 @@ args:
 double tlb_penalty_ns() {
   auto warm_ns = [](uint64_t footprint) {
     const uint64_t pages = footprint / 4096;
-    const double d = chase_cycles("gfx942", footprint, 2 * pages, 4096) - chase_cycles("gfx942", footprint, pages, 4096);
+    const double d = chase_cycles("gfx942", footprint, 2 * pages, 4096, true) - chase_cycles("gfx942", footprint, pages, 4096, true);
     return d / pages / timing::hw_params(codeobj::Arch::gfx942).clock_ghz;
   };
   return warm_ns(96ull << 20) - warm_ns(32ull << 20);
