@@ -19,14 +19,15 @@ namespace {
 //             S10 L1 peak 64 B/clk/CU (gfx90a), 128 B/clk/CU (gfx942, gfx950); S2/S11 L2 4 MiB/XCD,
 //             16-way, 128 B line; S10 L2 16 channels x 128 B/clk/XCD (gfx942), 32 x 64 B/clk (gfx90a).
 //  MALL/HBM:  S13 MALL 17 TB/s (MI300X); S2 HBM3 5.3 TB/s; S4/S11 MI355X 8 TB/s; S3 MI250X 1.6 TB/s per GCD.
-//             Bytes/cycle = TB/s / clock [D].
+//             Bytes/cycle = TB/s / clock [D]. MALL capacity 256 MiB, 64 B line, 16-way (S11, MI300X and MI355X).
 //  latencies: L2, MALL and HBM fitted on the measured pointer chases of mi300x-measured.md A (bench/calibration,
 //             fit rows); sL1 48 and L1 116 cycles from an unattributed MI300X p-chase (notes section 5) [U].
-//  LDS:       S11 32 banks (64 on gfx950), phases per width (timing/trace.cpp). Pipe occupancy fitted to S11's
-//             measured MI300X blocks of 64 back-to-back ds_read_b32: 500.8 cycles conflict-free (2 phase
-//             cycles -> 7.8 each) and 6810 fully conflicted (64 phase cycles -> 106.4): 4.6 + 1.59 per phase
-//             cycle [D]; the same fit predicts b64 11 (measured 13.3) and b128 17.3 (21.6). Latency 64 [U]
-//             (the p-chase says ~51, S6 comments "2-64").
+//  LDS:       S11 32 banks (64 on gfx950), phases per width (timing/trace.cpp). Pipe occupancy fitted on
+//             bench/calibration's two ds_read_b32 rows (S11's measured MI300X blocks of 64 back-to-back
+//             ds_read_b32: 500.8 cycles conflict-free, 2 phase cycles each; 6810 fully conflicted, 64): 3.21 + 1.59
+//             per phase cycle. (A first fit, 4.6 + 1.59, divided the blocks by 64 and left out that a timed
+//             block ends with the last read's latency; the bench's kernel showed it +18 % on the b32 row.)
+//             Held out: the b64 and b128 rows. Latency 64 [U] (the p-chase says ~51, S6 comments "2-64").
 //  dispatch:  mgpusim models 2 cycles per wave per XCD (notes section 7) [U].
 constexpr HwParams kRows[] = {
     {
@@ -38,13 +39,19 @@ constexpr HwParams kRows[] = {
         .ta_cycles = 16,  // [U] GCN texture addresser: 4 addresses/clock -> 16 cycles per wave64 instruction
         .l1_bytes = 32 * 1024, .l1_ways = 64, .l1_line = 128, .l1_bw = 128,
         .l2_bytes = 4 * 1024 * 1024, .l2_ways = 16, .l2_line = 128, .l2_bw = 2048,
-        .has_mall = true, .mall_bw = 17.0e12 / 2.1e9, .hbm_bw = 5.3e12 / 2.1e9,
+        .has_mall = true, .mall_bw = 17.0e12 / 2.1e9, .mall_bytes = 256u << 20, .mall_ways = 16,
+        .mall_efficiency = 0.70,  // fitted on the Chips and Cheese Infinity Cache row (11.9 of 17 TB/s; bench/calibration)
+        .hbm_bw = 5.3e12 / 2.1e9,
         // Fitted on bench/calibration's MI300X pointer-chase rows (fleet-amd-task: L2 83 ns, MALL 259 ns, HBM 347 ns at
         // 2.1 GHz), replacing the unattributed p-chase's 288/600/900 [U]; lat_l1 stays [U].
         .lat_l1 = 116, .lat_l2 = 130, .lat_mall = 500, .lat_hbm = 685,
         .lat_atomic_extra = 64,  // [U] read-modify-write at the L2 on top of the L2 latency
+        // Chips and Cheese MI300X, 4 KiB-stride chase: a step at 64 MB per XCD (16384 pages of 4 KiB), +47 ns per
+        // miss (99 cycles at 2.1 GHz) [D]; associativity [U]. The TLB row of bench/calibration uses these figures
+        // directly (a fit row by construction).
+        .tlb_entries = 16384, .tlb_ways = 16, .tlb_page = 4096, .lat_tlb_miss = 99,
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,  // S1 16 KiB/2 CUs; line [U]
-        .lds_banks = 32, .lds_cycles_base = 4.6, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,
+        .lds_banks = 32, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,
         .barrier_cycles = 16,  // [U] release after the last arrival
         .wave_launch_cycles = 2,
         .hbm_efficiency = 0.783,  // fitted on the BabelStream Copy and Mul rows (4.11-4.13, 4.10-4.26 TB/s of 5.3; bench/calibration)
@@ -60,11 +67,12 @@ constexpr HwParams kRows[] = {
         .ta_cycles = 16,  // [U] as gfx942
         .l1_bytes = 16 * 1024, .l1_ways = 64, .l1_line = 64, .l1_bw = 64,  // S1 16 KiB; 64 B line and 64 ways [U]
         .l2_bytes = 8 * 1024 * 1024, .l2_ways = 16, .l2_line = 128, .l2_bw = 2048,  // S10 8 MiB/GCD, 128 B line; 16-way [U]
-        .has_mall = false, .mall_bw = 0, .hbm_bw = 1.6e12 / 1.7e9,
+        .has_mall = false, .mall_bw = 0, .mall_bytes = 0, .mall_ways = 1, .mall_efficiency = 1, .hbm_bw = 1.6e12 / 1.7e9,
         .lat_l1 = 116, .lat_l2 = 130, .lat_mall = 0, .lat_hbm = 685,  // the MI300X fit reused [U] (held out: MI210 rows, bench/calibration)
         .lat_atomic_extra = 64,
+        .tlb_entries = 0, .tlb_ways = 1, .tlb_page = 4096, .lat_tlb_miss = 0,  // no published TLB measurement: not modeled
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
-        .lds_banks = 32, .lds_cycles_base = 4.6, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // MI300X fit reused [U]
+        .lds_banks = 32, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // MI300X fit reused [U]
         .barrier_cycles = 16,
         .wave_launch_cycles = 2,
         .hbm_efficiency = 0.783,  // the MI300X fit reused [U] (held out: MI250X BabelStream 1.3-1.4 of 1.6 TB/s, bench/calibration)
@@ -81,11 +89,13 @@ constexpr HwParams kRows[] = {
         .l1_bytes = 32 * 1024, .l1_ways = 64, .l1_line = 128, .l1_bw = 128,
         .l2_bytes = 4 * 1024 * 1024, .l2_ways = 16, .l2_line = 128, .l2_bw = 2048,  // S11 4 MiB/XCD; 16-way and bw as gfx942 [U]
         .has_mall = true, .mall_bw = 17.0e12 / 2.4e9,  // [U] MI300X's 17 TB/s assumed
+        .mall_bytes = 256u << 20, .mall_ways = 16, .mall_efficiency = 0.70,  // S11 capacity; the MI300X fit reused [U]
         .hbm_bw = 8.0e12 / 2.4e9,
         .lat_l1 = 116, .lat_l2 = 130, .lat_mall = 500, .lat_hbm = 685,  // the MI300X fit reused [U]
         .lat_atomic_extra = 64,
+        .tlb_entries = 0, .tlb_ways = 1, .tlb_page = 4096, .lat_tlb_miss = 0,  // no published TLB measurement: not modeled
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
-        .lds_banks = 64, .lds_cycles_base = 4.6, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // S11 64 banks; fit reused [U]
+        .lds_banks = 64, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // S11 64 banks; fit reused [U]
         .barrier_cycles = 16,
         .wave_launch_cycles = 2,
         .hbm_efficiency = 0.783,  // the MI300X fit reused [U]

@@ -34,9 +34,14 @@ struct HwParams {
   unsigned l2_bytes, l2_ways, l2_line;  // per XCD
   double l2_bw;                 // bytes/cycle/XCD
   bool has_mall;
-  double mall_bw;               // bytes/cycle, device
+  double mall_bw;               // bytes/cycle, device (peak)
+  unsigned mall_bytes, mall_ways;  // device-wide memory-side cache, 64-byte lines (sectors)
+  double mall_efficiency;       // achievable share of mall_bw for streaming reads
   double hbm_bw;                // bytes/cycle, device
   unsigned lat_l1, lat_l2, lat_mall, lat_hbm, lat_atomic_extra;
+  // Address translation of L1 misses: a TLB per XCD of `tlb_entries` pages of `tlb_page` bytes (its reach
+  // is their product); a miss adds lat_tlb_miss. tlb_entries 0: not modeled.
+  unsigned tlb_entries, tlb_ways, tlb_page, lat_tlb_miss;
   // Scalar memory.
   unsigned scache_bytes, scache_line, lat_scache, lat_smem_miss;
   // LDS.

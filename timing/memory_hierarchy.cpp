@@ -19,8 +19,18 @@ MemoryHierarchy::MemoryHierarchy(const HwParams& hw, const DeviceSlice& slice) :
   l2_.resize(slice.xcds, Cache(l2_bytes, hw.l2_ways, hw.l2_line));
   l2_bw_.resize(slice.xcds);
   for (auto& s : l2_bw_) s.bytes_per_cycle = hw.l2_bw * l2_share;
-  mall_.bytes_per_cycle = hw.has_mall ? hw.mall_bw * dev_share : 1;
+  mall_.bytes_per_cycle = hw.has_mall ? hw.mall_bw * hw.mall_efficiency * dev_share : 1;
+  // A slice gets its share of the MALL's sets (at least one), all the ways, as of the L2.
+  if (hw.has_mall)
+    mall_cache_ = Cache(std::max<unsigned>(hw.mall_ways << kSectorShift,
+                                           static_cast<unsigned>(std::lround(hw.mall_bytes * dev_share))),
+                        hw.mall_ways, 1u << kSectorShift);
   hbm_.bytes_per_cycle = hw.hbm_bw * hw.hbm_efficiency * dev_share;
+  // A slice's share of each XCD's TLB, as of its L2.
+  if (hw.tlb_entries)
+    tlb_.resize(slice.xcds, Cache(std::max(hw.tlb_ways, static_cast<unsigned>(std::lround(hw.tlb_entries * l2_share))),
+                                  hw.tlb_ways, 1));
+  page_shift_ = std::countr_zero(hw.tlb_page);
   l1_shift_ = std::countr_zero(hw.l1_line);
   l2_shift_ = std::countr_zero(hw.l2_line);
   sc_shift_ = std::countr_zero(hw.scache_line);
@@ -61,9 +71,8 @@ uint64_t MemoryHierarchy::fetch_below_l2(uint64_t t, uint64_t sec, unsigned line
   bool all_in_mall = hw_.has_mall;
   uint64_t pending = 0;  // sectors still being filled into the MALL
   for (uint64_t s = first; s < first + line_secs && all_in_mall; ++s) {
-    auto it = mall_ready_.find(s);
-    if (it == mall_ready_.end()) all_in_mall = false;
-    else pending = std::max(pending, it->second);
+    if (auto r = mall_cache_.lookup(s)) pending = std::max(pending, *r);
+    else all_in_mall = false;
   }
   if (all_in_mall) {
     traffic_.mall_bytes += line_bytes;
@@ -71,7 +80,9 @@ uint64_t MemoryHierarchy::fetch_below_l2(uint64_t t, uint64_t sec, unsigned line
   }
   traffic_.hbm_bytes += line_bytes;
   const uint64_t ready = static_cast<uint64_t>(hbm_.serve(t, line_bytes)) + hw_.lat_hbm;
-  for (uint64_t s = first; s < first + line_secs; ++s) mall_ready_.emplace(s, ready);
+  if (hw_.has_mall)
+    for (uint64_t s = first; s < first + line_secs; ++s)
+      if (!mall_cache_.lookup(s)) mall_cache_.fill(s, ready);
   return ready;
 }
 
@@ -102,7 +113,7 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
       // Written bytes reach HBM eventually (L2 write-back): charged once per 64-byte sector, when first written.
       for (uint64_t s = addr >> kSectorShift; s < (addr + hw_.l1_line) >> kSectorShift; ++s)
         if (written_.insert(s).second) {
-          mall_ready_[s] = t;
+          if (hw_.has_mall) mall_cache_.fill(s, t);
           traffic_.hbm_bytes += 1u << kSectorShift;
           hbm_.serve(static_cast<double>(t), 1u << kSectorShift);
         }
@@ -113,6 +124,16 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
         continue;
       }
     }
+    // The L1 missed: translate (the lines of one page share a walk).
+    uint64_t translated = static_cast<uint64_t>(start);
+    if (!tlb_.empty()) {
+      const uint64_t page = addr >> page_shift_;
+      if (auto r = tlb_[xcd].lookup(page)) translated = std::max(translated, *r);
+      else {
+        translated += hw_.lat_tlb_miss;
+        tlb_[xcd].fill(page, translated);
+      }
+    }
     const uint64_t l2_line = addr >> l2_shift_;
     uint64_t ready;
     if (l2_line == prev_l2) {
@@ -120,11 +141,12 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
     } else {
       prev_l2 = l2_line;
       traffic_.l2_bytes += hw_.l2_line;
-      ready = static_cast<uint64_t>(l2_bw_[xcd].serve(start, hw_.l2_line)) + hw_.lat_l2 + (atomic ? hw_.lat_atomic_extra : 0);
+      ready = static_cast<uint64_t>(l2_bw_[xcd].serve(static_cast<double>(translated), hw_.l2_line)) + hw_.lat_l2 +
+              (atomic ? hw_.lat_atomic_extra : 0);
       if (!store) {
         if (auto r = l2_[xcd].lookup(l2_line)) ready = std::max(ready, *r);
         else {
-          ready = std::max(ready, fetch_below_l2(static_cast<uint64_t>(start), addr >> kSectorShift, hw_.l2_line) +
+          ready = std::max(ready, fetch_below_l2(translated, addr >> kSectorShift, hw_.l2_line) +
                                       (atomic ? hw_.lat_atomic_extra : 0));
           l2_[xcd].fill(l2_line, ready);
         }

@@ -1,8 +1,9 @@
 // The timing model's memory stage: the cache hierarchy and its bandwidths (llvm-mca's LSUnit and
 // its memory model, here for a GPU). Per vector-memory instruction: the texture addresser, the
 // instruction's distinct L1 lines through the CU's L1 data path, per line an LRU set-associative L1
-// (per CU), L2 (per XCD), the MALL and HBM, every level a bandwidth server shared by all waves that
-// use it; scalar loads through a scalar cache per two CUs. Returns completion times; counts traffic.
+// (per CU), L2 (per XCD), the MALL (an LRU cache of its capacity) and HBM, every level a bandwidth server shared by all waves that
+// use it; L1 misses are translated by a per-XCD TLB (a miss adds its penalty); scalar loads through a
+// scalar cache per two CUs. Returns completion times; counts traffic.
 // It models a `DeviceSlice`: the whole device, or the CUs a sampled simulation keeps, with the
 // shared levels' capacities and bandwidths scaled to that share (timing/sampling.h).
 #pragma once
@@ -20,7 +21,7 @@ namespace asmevo::timing {
 
 namespace sim {
 
-// LRU set-associative cache of line addresses. Each line remembers when its data arrives, so a
+// LRU set-associative cache of line addresses (hashed set index). Each line remembers when its data arrives, so a
 // request to a line still being filled waits for that fill instead of paying a second miss. Sets are
 // allocated on first use: a small launch touches few of a device's L2 sets.
 class Cache {
@@ -54,8 +55,13 @@ class Cache {
   struct Way {
     uint64_t tag = ~0ull, stamp = 0, ready = 0;
   };
+  // The set index is a hash of the line address, as hardware hashes its channel and set selection [U]:
+  // with a plain modulo, regular strides alias (one XCD's share of a streamed buffer, every 8th 4 KiB
+  // chunk, used 1/8 of the L2's sets, so a 16 MiB footprint missed a 32 MiB L2: bench/calibration).
   Way* find_set(uint64_t line, bool create) {
-    const size_t set = static_cast<size_t>(line % sets_);
+    uint64_t h = line * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing: every address bit moves the high bits
+    h ^= h >> 29;
+    const size_t set = static_cast<size_t>(h % sets_);
     if (slot_.empty()) {
       if (!create) return nullptr;
       slot_.assign(sets_, -1);
@@ -112,13 +118,13 @@ class MemoryHierarchy {
     Server ta, l1_data;
   };
   std::vector<CuPorts> cus_;
-  std::vector<Cache> scache_, l2_;
+  std::vector<Cache> scache_, l2_, tlb_;  // tlb_: per XCD, page numbers (hw.tlb_entries > 0)
   std::vector<Server> l2_bw_;
   Server mall_, hbm_;
-  std::unordered_map<uint64_t, uint64_t> mall_ready_;  // 64-byte sector -> time its data is in the MALL
+  Cache mall_cache_;  // 64-byte sectors (the MALL's line, S11) -> time their data is in the MALL
   std::unordered_set<uint64_t> written_;
   Traffic traffic_;
-  unsigned l1_shift_ = 7, l2_shift_ = 7, sc_shift_ = 6;
+  unsigned l1_shift_ = 7, l2_shift_ = 7, sc_shift_ = 6, page_shift_ = 12;
   std::vector<uint64_t> lines_;
 };
 

@@ -25,6 +25,13 @@ extern "C" __global__ void chase(const uint32_t* buf, uint32_t steps, uint32_t s
   if (TID == 0) out[BID] = j;
 }
 
+// The same chase over `words` words that need not be a power of two (the TLB row: 96 MiB), by modulo.
+extern "C" __global__ void chase_mod(const uint32_t* buf, uint32_t steps, uint32_t stride, uint32_t words, uint32_t* out) {
+  uint32_t j = TID >> 6;
+  for (uint32_t s = 0; s < steps; ++s) j = (buf[j] + j + stride) % words;
+  if (TID == 0) out[BID] = j;
+}
+
 // BabelStream's five kernels (double precision, one element per work-item).
 extern "C" __global__ void stream_copy(const double* a, double* c, uint32_t n) {
   uint32_t i = BID * kBlock + TID;
@@ -125,4 +132,220 @@ extern "C" __global__ void mfma_16x16x4f32(const float* ab, float* out, uint32_t
     }
   }
   out[TID] = c0[0] + c1[1] + c2[2] + c3[3];
+}
+
+// Bandwidth against footprint (fleet-amd-task's curve, Chips and Cheese's Infinity Cache figure): the
+// plain read above, `passes` times over the same footprint in one launch, as back-to-back launches
+// over one buffer would: each pass a workgroup takes the share of the workgroup 8 after it (same XCD,
+// since workgroups go round robin over the 8 XCDs, another CU), so the L2 and MALL are warm and the
+// L1 is not. The bench takes the difference of two pass counts: the warm bandwidth of the level the
+// footprint lives in. `groups` must be a multiple of 8.
+extern "C" __global__ void read_passes(const float4* a, float* out, uint32_t n4, uint32_t groups, uint32_t passes) {
+  float s = 0;
+  for (uint32_t p = 0; p < passes; ++p)
+    for (uint32_t i = ((BID + 8 * p) % groups) * kBlock + TID; i < n4; i += groups * kBlock) {
+      float4 v = a[i];
+      s += v.x + v.y + v.z + v.w;
+    }
+  out[BID * kBlock + TID] = s;
+}
+
+typedef float float2v __attribute__((ext_vector_type(2)));
+// LDS sweep (nod-ai empirical-lds): one wave, `iters` blocks of 64 back-to-back ds_read of one width,
+// lane l at byte l * stride (stride = the width: no conflict; 128: every lane in one bank), each read
+// 256 bytes after the one before (the immediate offset). The values are consumed by empty asm once the
+// block's reads are issued (kChunk at a time for b128, whose 64 results would not fit in VGPRs), so the
+// wave waits once per block as a timed block of reads does. The empty asm on the base makes it opaque,
+// so the reads stay in the loop; the memory clobbers between them keep them from being merged into ds_read2.
+template <typename T, int kChunk>
+__device__ void lds_sweep(float* out, uint32_t iters, uint32_t stride_bytes) {
+  __shared__ T lds[65536 / sizeof(T)];
+  for (uint32_t i = TID; i < 65536 / sizeof(T); i += 64) lds[i] = (T)(float)(i & 7);
+  BARRIER();
+  const uint32_t idx = TID * (stride_bytes / sizeof(T));
+  T v[kChunk];
+  for (uint32_t it = 0; it < iters; ++it) {
+    uint32_t base = idx;
+    asm volatile("" : "+v"(base));
+#pragma unroll
+    for (int k = 0; k < 64; ++k) {
+      v[k % kChunk] = lds[base + k * (256 / sizeof(T))];
+      asm volatile("" ::: "memory");
+      if ((k + 1) % kChunk == 0)
+#pragma unroll
+        for (int j = 0; j < kChunk; ++j) asm volatile("" ::"v"(v[j]));
+    }
+  }
+  out[TID] = (float)iters;
+}
+extern "C" __global__ __launch_bounds__(64) void lds_read_b32(float* out, uint32_t iters, uint32_t stride) { lds_sweep<float, 64>(out, iters, stride); }
+extern "C" __global__ __launch_bounds__(64) void lds_read_b64(float* out, uint32_t iters, uint32_t stride) { lds_sweep<float2v, 64>(out, iters, stride); }
+extern "C" __global__ __launch_bounds__(64) void lds_read_b128(float* out, uint32_t iters, uint32_t stride) { lds_sweep<float4v, 32>(out, iters, stride); }
+
+// Whole kernels of the Hugging Face MI300X blog (section D): fp16 rows of 16384, 256 work-items per row.
+typedef _Float16 half8 __attribute__((ext_vector_type(8)));
+__device__ inline float block_sum(float v, float* part) {
+  part[TID] = v;
+  BARRIER();
+  for (uint32_t w = kBlock / 2; w > 0; w /= 2) {
+    if (TID < w) part[TID] += part[TID + w];
+    BARRIER();
+  }
+  return part[0];
+}
+#if defined(__gfx942__)  // the FP8 conversions are gfx942 instructions (gfx90a has none); these rows are MI300X rows
+__device__ inline uint32_t fp8x4(float a, float b, float c, float d) {
+  int lo = __builtin_amdgcn_cvt_pk_fp8_f32(a, b, 0, false);
+  return static_cast<uint32_t>(__builtin_amdgcn_cvt_pk_fp8_f32(c, d, lo, true));
+}
+// Fused residual add + RMSNorm + FP8 quantization: res_out = x + res; q = fp8(res_out * rsqrt(mean sq) * w / scale).
+extern "C" __global__ void add_rmsnorm_fp8(const half8* x, const half8* res, const half8* w, half8* res_out, uint2* q,
+                                           float inv_scale) {
+  __shared__ float part[kBlock];
+  constexpr uint32_t kCols8 = 16384 / 8, kPer = kCols8 / kBlock;
+  const uint32_t row = BID * kCols8;
+  half8 v[kPer];
+  float ss = 0;
+#pragma unroll
+  for (uint32_t j = 0; j < kPer; ++j) {
+    const uint32_t i = row + j * kBlock + TID;
+    v[j] = x[i] + res[i];
+    res_out[i] = v[j];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) ss += static_cast<float>(v[j][e]) * static_cast<float>(v[j][e]);
+  }
+  const float r = __builtin_amdgcn_rsqf(block_sum(ss, part) / 16384.0f + 1e-6f) * inv_scale;
+#pragma unroll
+  for (uint32_t j = 0; j < kPer; ++j) {
+    const uint32_t c = j * kBlock + TID;
+    const half8 g = w[c];
+    float f[8];
+    for (int e = 0; e < 8; ++e) f[e] = static_cast<float>(v[j][e]) * static_cast<float>(g[e]) * r;
+    q[row + c] = uint2{fp8x4(f[0], f[1], f[2], f[3]), fp8x4(f[4], f[5], f[6], f[7])};
+  }
+}
+// Fused SwiGLU + FP8: a row is gate[8192] | up[8192]; q = fp8(silu(gate) * up / scale), 8192 per row.
+extern "C" __global__ void swiglu_fp8(const half8* in, uint2* q, float inv_scale) {
+  constexpr uint32_t kHalf8 = 8192 / 8;
+  const uint32_t row = BID;
+#pragma unroll
+  for (uint32_t j = 0; j < kHalf8 / kBlock; ++j) {
+    const uint32_t c = j * kBlock + TID;
+    const half8 g = in[row * 2 * kHalf8 + c], u = in[row * 2 * kHalf8 + kHalf8 + c];
+    float f[8];
+    for (int e = 0; e < 8; ++e) {
+      const float gf = static_cast<float>(g[e]);
+      f[e] = gf * __builtin_amdgcn_rcpf(1.0f + __builtin_amdgcn_exp2f(-1.442695f * gf)) * static_cast<float>(u[e]) * inv_scale;
+    }
+    q[row * kHalf8 + c] = uint2{fp8x4(f[0], f[1], f[2], f[3]), fp8x4(f[4], f[5], f[6], f[7])};
+  }
+}
+// Skinny FP8 GEMM, M = 1: y[n] = sum_k w[n][k] x[k], fp8 weights and activations, f32 out. One wave per
+// output, 8 fp8 per lane per step (k = 512 per wave step), the wave's partial sums reduced in LDS.
+extern "C" __global__ void gemv_fp8(const uint2* w, const uint2* x, float* y, uint32_t k8) {
+  __shared__ float part[kBlock];
+  const uint32_t lane = TID & 63, n = BID * 4 + (TID >> 6);
+  float s = 0;
+  for (uint32_t k = lane; k < k8; k += 64) {
+    const uint2 a = w[n * k8 + k], b = x[k];
+    const uint32_t aw[2] = {a.x, a.y}, bw[2] = {b.x, b.y};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float2v a0 = __builtin_amdgcn_cvt_pk_f32_fp8(aw[h], false), a1 = __builtin_amdgcn_cvt_pk_f32_fp8(aw[h], true);
+      const float2v b0 = __builtin_amdgcn_cvt_pk_f32_fp8(bw[h], false), b1 = __builtin_amdgcn_cvt_pk_f32_fp8(bw[h], true);
+      s += a0.x * b0.x + a0.y * b0.y + a1.x * b1.x + a1.y * b1.y;
+    }
+  }
+  part[TID] = s;
+  BARRIER();
+  for (uint32_t o = 32; o > 0; o /= 2) {
+    if (lane < o) part[TID] += part[TID + o];
+    BARRIER();
+  }
+  if (lane == 0) y[n] = part[TID];
+}
+
+#endif
+
+// A/B: DPP against ds_swizzle (nod-ai optimization guide: a ds_* cross-lane step costs ~50 cycles with
+// its wait, a DPP step 4-12). One wave, a dependent chain of `iters` x 8 cross-lane adds.
+extern "C" __global__ void xlane_swizzle(const float* in, float* out, uint32_t iters) {
+  int v = __builtin_bit_cast(int, in[TID]);
+  for (uint32_t i = 0; i < iters; ++i)
+#pragma unroll
+    for (int k = 0; k < 8; ++k) v = __builtin_bit_cast(int, __builtin_bit_cast(float, v) + __builtin_bit_cast(float, __builtin_amdgcn_ds_swizzle(v, 0x041F)));
+  out[TID] = __builtin_bit_cast(float, v);
+}
+extern "C" __global__ void xlane_dpp(const float* in, float* out, uint32_t iters) {
+  int v = __builtin_bit_cast(int, in[TID]);
+  for (uint32_t i = 0; i < iters; ++i)
+#pragma unroll
+    for (int k = 0; k < 8; ++k)  // quad_perm [1,0,3,2]: the same neighbour swap as the swizzle above
+      v = __builtin_bit_cast(int, __builtin_bit_cast(float, v) + __builtin_bit_cast(float, __builtin_amdgcn_update_dpp(0, v, 0xB1, 0xF, 0xF, false)));
+  out[TID] = __builtin_bit_cast(float, v);
+}
+
+// A/B: packed FP32 (ROCm/hip #3447: v_pk_fma_f32 doubles the FP32 rate). Every work-item runs 8 independent
+// FMA chains, as eight v_fma_f32 or four v_pk_fma_f32 per step. Written as asm because clang's SLP
+// vectorizer packs the scalar form by itself (VALU-only asm: no counters or hazards to track).
+extern "C" __global__ void fma_scalar(const float* in, float* out, uint32_t iters) {
+  float a[8];
+  for (int j = 0; j < 8; ++j) a[j] = in[TID] + j;
+  const float m = in[TID + 64];
+  for (uint32_t i = 0; i < iters; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) asm volatile("v_fma_f32 %0, %0, %1, 1.0" : "+v"(a[j]) : "v"(m));
+  float s = 0;
+  for (int j = 0; j < 8; ++j) s += a[j];
+  out[BID * kBlock + TID] = s;
+}
+extern "C" __global__ void fma_packed(const float* in, float* out, uint32_t iters) {
+  float2v a[4];
+  for (int j = 0; j < 4; ++j) a[j] = (float2v){in[TID] + 2 * j, in[TID] + 2 * j + 1};
+  const float2v m = {in[TID + 64], in[TID + 64]}, one = {1.0f, 1.0f};
+  for (uint32_t i = 0; i < iters; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) asm volatile("v_pk_fma_f32 %0, %0, %1, %2" : "+v"(a[j]) : "v"(m), "v"(one));
+  float s = 0;
+  for (int j = 0; j < 4; ++j) s += a[j].x + a[j].y;
+  out[BID * kBlock + TID] = s;
+}
+
+// A/B: a redundant LDS barrier (rocm-libraries #7442: removing one from CK's GEMM pipeline, +5.7 % mean).
+// An LDS-staged f16 GEMM: 64x64 output tile per workgroup of 4 waves, each wave a 32x32 quarter with
+// 32x32x8 MFMAs; per 16-wide k step the workgroup stages A (64x16) and B (16x64) in LDS between two
+// barriers. `extra` adds a barrier between the two stores, which orders nothing that needs ordering.
+template <bool kExtraBarrier>
+__device__ void lds_gemm(const _Float16* A, const _Float16* B, float* C, uint32_t n, uint32_t k) {
+  __shared__ _Float16 as[64 * 16], bs[16 * 64];
+  const uint32_t lane = TID & 63, wave = TID >> 6, m0 = (BID / (n / 64)) * 64, n0 = (BID % (n / 64)) * 64;
+  const uint32_t wm = (wave >> 1) * 32, wn = (wave & 1) * 32;
+  float16v acc = {};
+  for (uint32_t k0 = 0; k0 < k; k0 += 16) {
+    const uint32_t r = TID / 4, c = (TID % 4) * 4;  // A: 64 rows x 16, four halves per work-item
+    const half4 av = *reinterpret_cast<const half4*>(A + (m0 + r) * k + k0 + c);
+    const uint32_t br = TID / 16, bc = (TID % 16) * 4;  // B: 16 rows x 64
+    const half4 bv = *reinterpret_cast<const half4*>(B + (k0 + br) * n + n0 + bc);
+    *reinterpret_cast<half4*>(as + r * 16 + c) = av;
+    if (kExtraBarrier) BARRIER();
+    *reinterpret_cast<half4*>(bs + br * 64 + bc) = bv;
+    BARRIER();
+#pragma unroll
+    for (uint32_t kk = 0; kk < 16; kk += 8) {
+      half4 a, b;
+      for (int i = 0; i < 4; ++i) {
+        a[i] = as[(wm + lane % 32) * 16 + kk + 4 * (lane / 32) + i];
+        b[i] = bs[(kk + 4 * (lane / 32) + i) * 64 + wn + lane % 32];
+      }
+      acc = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, acc, 0, 0, 0);
+    }
+    BARRIER();
+  }
+  for (int i = 0; i < 16; ++i) C[(m0 + wm + 8 * (i / 4) + 4 * (lane / 32) + i % 4) * n + n0 + wn + lane % 32] = acc[i];
+}
+extern "C" __global__ void gemm_lds(const _Float16* A, const _Float16* B, float* C, uint32_t n, uint32_t k) {
+  lds_gemm<false>(A, B, C, n, k);
+}
+extern "C" __global__ void gemm_lds_extra_barrier(const _Float16* A, const _Float16* B, float* C, uint32_t n, uint32_t k) {
+  lds_gemm<true>(A, B, C, n, k);
 }
