@@ -245,10 +245,16 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
   // cone, where one query over the disjunction would bit-blast every lane's multiplier at once.
   std::optional<z3::model> found;
   std::string what, unknown_what;
+  const auto queries_start = Clock::now();
   for (const Diff& d : live_diffs) {
+    const double spent_ms = std::chrono::duration<double, std::milli>(Clock::now() - queries_start).count();
+    if (spent_ms >= opt.budget_ms) {
+      if (unknown_what.empty()) unknown_what = fmt::format("{} (proof budget of {} ms spent)", d.what, opt.budget_ms);
+      break;
+    }
     z3::solver s(c);
     z3::params p(c);
-    p.set("timeout", opt.timeout_ms);
+    p.set("timeout", std::min<unsigned>(opt.timeout_ms, static_cast<unsigned>(opt.budget_ms - spent_ms) + 1));
     s.set(p);
     s.add(d.e);
     z3::check_result res = s.check();
@@ -411,8 +417,12 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
   if (use_liveness) {
     // Registers live after the window: live-in of the first line after it (the code after is the
     // same in both); at the end of the function nothing but memory is observable.
+    // Labels and directives have no live-in entry of their own: take the next instruction's (a
+    // window that ends its block falls through into the next one, its only successor).
     std::vector<program::RegSet> live = parent.live_in(*f, /*vector_writes_kill=*/false);
-    live_after = end < f->end ? live[end - f->begin] : program::RegSet{};
+    size_t next = end;
+    while (next < f->end && parent.text_line(next).kind != program::Line::Instr && parent.text_line(next).kind != program::Line::RawInstr) ++next;
+    live_after = next < f->end ? live[next - f->begin] : program::RegSet{};
   }
   ProofResult r = prove_window(old_lines, new_lines, live_after ? &*live_after : nullptr, options);
   r.first_line = first, r.last_line = end;

@@ -39,6 +39,7 @@ struct LiveInState {
 
 struct ProofOptions {
   unsigned timeout_ms = 2000;  // per solver query
+  unsigned budget_ms = 10000;  // all queries of one proof together (then UNKNOWN)
   uint32_t mode_bits = 0;      // the kernel's MODE register at entry (f32 denormal flush, rounding; concrete re-runs)
   const LiveInState* context = nullptr;  // fixed live-in registers (null: all free)
   // prove_edit: the window runs on past the edit to the end of its basic block (up to its branch or

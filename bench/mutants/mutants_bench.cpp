@@ -8,6 +8,7 @@
 //   mutants_bench [--arch gfx942] [--per-op N] [--rewrites N] [--kernels k1,k2] [--ops o1,o2] [--json FILE]
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
@@ -152,6 +153,9 @@ int main(int argc, char** argv) try {
               changes.push_back({e.line, e.insert ? size_t{0} : size_t{1}, e.text.empty() ? std::vector<std::string>{} : std::vector<std::string>{e.text}});
             prove::ProofResult pr = prove::prove_edit(prog, k.name, changes, po, /*use_liveness=*/true);
             proof_seconds.push_back(pr.seconds);
+            if (std::getenv("ASMEVO_MUTANTS_TRACE"))
+              std::cerr << fmt::format("  {} 0x{:x} proof {} {:.2f} s\n", op, m.address, prove::verdict_name(pr.verdict), pr.seconds);
+            const auto tc = std::chrono::steady_clock::now();
             proof_verdict = prove::verdict_name(pr.verdict);
             entry["proof"] = {{"verdict", proof_verdict}, {"reason", pr.reason}, {"counterexample", pr.counterexample}};
             if (pr.verdict == prove::Verdict::Disproven) ++(rewrite ? rewrite_rows : rows)[op].disproven;
@@ -178,6 +182,10 @@ int main(int argc, char** argv) try {
                   entry["context_proof"]["run_error"] = e.what_text();
                 }
               }
+              if (std::getenv("ASMEVO_MUTANTS_TRACE"))
+                std::cerr << fmt::format("    context {} ({:.2f} s proof) {} {:.2f} s\n", prove::verdict_name(cp.proof.verdict), cp.proof.seconds,
+                                         entry["context_proof"].value("run_verdict", cp.note),
+                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count());
             }
           }
           switch (r.verdict) {
