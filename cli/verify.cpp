@@ -11,6 +11,7 @@
 #include "support/error.h"
 #include "support/file_io.h"
 #include "program/program.h"
+#include "prove/inputs.h"
 #include "prove/prove.h"
 #include "search/edit.h"
 #include "verify/verify.h"
@@ -60,29 +61,54 @@ std::vector<std::string> regression_specs(const std::string& dir) {
 }
 
 // The proof of K1's changed window against K0's: the line diff of the two recovered listings is
-// the edit; its span must be one straight-line region of the kernel.
-prove::ProofResult prove_candidate(const codeobj::CodeObject& k0, const codeobj::CodeObject& k1, const std::string& kernel,
-                                   unsigned timeout_ms) {
+// the edit; its span must be one straight-line region of the kernel. When the proof is not PROVEN
+// and the backend is the emulator, the proof is made again in K0's observed context and its
+// counterexample, mapped back to input elements, is run (prove/inputs.h).
+struct CandidateProof {
+  prove::ProofResult proof;
+  std::optional<prove::ContextProof> context;
+  std::optional<verify::VerifyReport> context_run;
+};
+
+CandidateProof prove_candidate(const codeobj::CodeObject& k0, const codeobj::CodeObject& k1, const std::string& kernel,
+                               unsigned timeout_ms, verify::Backend* backend, const verify::Reference* ref, const verify::VerifyOptions& vo) {
   program::Program p0 = program::Program::recover(k0), p1 = program::Program::recover(k1);
-  prove::ProofResult unknown;
+  CandidateProof out;
   search::Edit edit;
   try {
     edit = search::diff_edit(p0, p1, kernel);
   } catch (const Error& e) {
-    unknown.reason = "the listings differ in more than instructions: " + e.what_text();
-    return unknown;
+    out.proof.reason = "the listings differ in more than instructions: " + e.what_text();
+    return out;
   }
   if (edit.empty()) {
-    unknown.verdict = prove::Verdict::Proven;
-    unknown.reason = "the kernel's instructions are identical";
-    return unknown;
+    out.proof.verdict = prove::Verdict::Proven;
+    out.proof.reason = "the kernel's instructions are identical";
+    return out;
   }
   std::vector<prove::Change> changes;
   for (const auto& h : edit.hunks) changes.push_back({h.first, h.count, h.lines});
   prove::ProofOptions po;
   po.timeout_ms = timeout_ms;
   po.mode_bits = emu::initial_mode_bits(p0.kernel_descriptor(kernel));
-  return prove::prove_edit(p0, kernel, changes, po);
+  out.proof = prove::prove_edit(p0, kernel, changes, po);
+  if (out.proof.verdict == prove::Verdict::Proven || !backend || !ref || ref->runs().empty()) return out;
+  auto loaded = backend->load(k0, kernel);
+  out.context = prove::prove_in_context(*backend, *loaded, p0, kernel, changes, ref->runs().front(), po);
+  if (out.context->run) {
+    verify::VerifyOptions one = vo;
+    one.aimed_inputs = false;
+    verify::Reference cref(*backend, k0, {*out.context->run}, one);
+    out.context_run = verify::verify_candidate(cref, k1, one);
+  }
+  return out;
+}
+
+nlohmann::json context_json(const CandidateProof& p) {
+  nlohmann::json j = {{"verdict", prove::verdict_name(p.context->proof.verdict)}, {"reason", p.context->proof.reason},
+                      {"elements", p.context->elements}, {"note", p.context->note}};
+  if (p.context_run) j["run"] = {{"label", p.context->run->label}, {"verdict", verify::verdict_name(p.context_run->verdict)}, {"summary", p.context_run->summary}};
+  return j;
 }
 
 }  // namespace
@@ -93,7 +119,7 @@ int run_verify(const VerifyCommandOptions& o) {
   vo.max_mismatches = o.max_mismatches;
   vo.counterexample_dir = o.counterexamples;
   verify::VerifyReport report;
-  std::optional<prove::ProofResult> proof;
+  std::optional<CandidateProof> proof;
   try {
     codeobj::CodeObject k0 = load_one(o.k0);
     codeobj::CodeObject k1 = load_one(o.k1);
@@ -113,7 +139,17 @@ int run_verify(const VerifyCommandOptions& o) {
     if (o.backend == "hip") aim_with = verify::make_emulator_backend(o.threads), vo.aim_with = aim_with.get();
     verify::Reference ref(*backend, k0, specs, vo);
     report = verify::verify_candidate(ref, k1, vo);
-    if (o.prove) proof = prove_candidate(k0, k1, specs.at(0).kernel, o.prove_timeout_ms);
+    if (o.prove) {
+      proof = prove_candidate(k0, k1, specs.at(0).kernel, o.prove_timeout_ms, o.backend == "hip" ? nullptr : backend.get(), &ref, vo);
+      // A difference the proof's input set shows is a tested difference like any other.
+      if (proof->context_run && report.verdict == verify::Verdict::Equivalent && proof->context_run->verdict != verify::Verdict::Equivalent &&
+          proof->context_run->verdict != verify::Verdict::Error) {
+        const std::string label = proof->context->run->label;
+        report = *proof->context_run;
+        report.evidence.kind = "proof counterexample";
+        report.evidence.detail = label + " (input elements from the window proof in K0's context)";
+      }
+    }
   } catch (const Error& e) {
     if (e.exit_code() == kExitInternal) throw;
     report.verdict = verify::Verdict::Error;
@@ -123,11 +159,25 @@ int run_verify(const VerifyCommandOptions& o) {
   }
   if (o.json) {
     nlohmann::json j = report.to_json();
-    if (proof) j["proof"] = proof->to_json();
+    if (proof) {
+      j["proof"] = proof->proof.to_json();
+      if (proof->context) j["proof"]["in_context"] = context_json(*proof);
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << report.to_text();
-    if (proof) std::cout << "proof: " << proof->to_text() << "\n";
+    if (proof) {
+      std::cout << "proof: " << proof->proof.to_text() << "\n";
+      if (proof->context) {
+        std::cout << "proof in K0's context: " << prove::verdict_name(proof->context->proof.verdict) << " " << proof->context->proof.reason;
+        if (proof->context_run)
+          std::cout << "; its counterexample as inputs (" << proof->context->elements << " element(s), " << proof->context->run->label
+                    << "): " << verify::verdict_name(proof->context_run->verdict);
+        else if (!proof->context->note.empty())
+          std::cout << "; no input set: " << proof->context->note;
+        std::cout << "\n";
+      }
+    }
   }
   return report.exit_code();
 }

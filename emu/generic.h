@@ -12,9 +12,19 @@
 // `c ? a : b` (C++ cannot overload ?:), `to<T>(x)` for static_cast<T>(x) (T a plain C++ type; the
 // result stays in x's domain), `carry(d, c)` for a Carry result and `popcount(x)`. Shift amounts
 // must be masked in the body (a C++ shift by >= the width is undefined; a term shift is not).
+//
+// Floats (D::f32, D::f64) use the C++ arithmetic operators and compares (IEEE, round to nearest
+// even; the prover's domain is Z3's floating-point theory) and the primitives below, each an IEEE
+// operation both domains have: is_nan, fused_mul_add, min_num/max_num (std::fmin/fmax: a NaN
+// operand gives the other one), round_trunc/round_floor/round_ceil/round_even, cvt_sat<I>
+// (float to integer, toward zero, saturating, NaN to 0). Denormal flushing and source/output
+// modifiers are the framework's (emu/alu.h), not a unit's.
 #pragma once
 #include <bit>
+#include <cmath>
+#include <concepts>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace asmevo::emu {
@@ -41,6 +51,8 @@ struct Lanes {
   using u64 = uint64_t;
   using i64 = int64_t;
   using b1 = bool;
+  using f32 = float;
+  using f64 = double;
   using Scc = emu::Scc;
   using Exec = emu::Exec;
 };
@@ -49,6 +61,21 @@ template <class T> constexpr T sel(bool c, T a, std::type_identity_t<T> b) { ret
 template <class To, class From> constexpr To to(From x) { return static_cast<To>(x); }
 template <class T, class B> constexpr Carry<T, B> carry(T d, B c) { return {d, c}; }
 template <class T> constexpr uint32_t popcount(T x) { return static_cast<uint32_t>(std::popcount(static_cast<std::make_unsigned_t<T>>(x))); }
+
+template <std::floating_point T> constexpr bool is_nan(T x) { return x != x; }
+template <std::floating_point T> inline T fused_mul_add(T a, T b, T c) { return std::fma(a, b, c); }
+template <std::floating_point T> inline T min_num(T a, T b) { return std::fmin(a, b); }
+template <std::floating_point T> inline T max_num(T a, T b) { return std::fmax(a, b); }
+template <std::floating_point T> inline T round_trunc(T a) { return std::trunc(a); }
+template <std::floating_point T> inline T round_floor(T a) { return std::floor(a); }
+template <std::floating_point T> inline T round_ceil(T a) { return std::ceil(a); }
+template <std::floating_point T> inline T round_even(T a) { return std::nearbyint(a); }  // MODE: round to nearest even
+template <class I, std::floating_point T> constexpr I cvt_sat(T x) {
+  if (x != x) return 0;
+  if (x <= static_cast<T>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (x >= static_cast<T>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(x);
+}
 
 // Calls a unit: a generic unit with the domain D, a concrete one as it is.
 template <class D, class F> constexpr bool is_generic_unit = requires { &F::template operator()<D>; };

@@ -3,6 +3,7 @@
 // windows read the SAME live-in variables because Z3 identifies constants by name, so only what a
 // window writes differs between the two machines.
 #pragma once
+#include <fmt/format.h>
 #include <z3++.h>
 
 #include <array>
@@ -55,12 +56,18 @@ class Machine {
     v_.insert_or_assign(reg, std::move(l));
   }
   void preset_scc(bool v) { scc_ = c_.bool_val(v); }
+  void free_vgpr_lane(unsigned reg, unsigned lane) {
+    vgpr(reg, lane);
+    v_.at(reg)[lane] = c_.bv_const(fmt::format("v{}.l{}", reg, lane).c_str(), 32);
+  }
 
   const std::set<unsigned>& sgprs_written() const { return s_written_; }
   const std::set<unsigned>& vgprs_written() const { return v_written_; }
   bool scc_written() const { return scc_written_; }
   bool memory_written() const { return mem_written_; }
-  bool used_uninterpreted = false;  // a unit was modeled as an uninterpreted function
+  bool used_uninterpreted = false;  // a unit was modeled as an uninterpreted function (or NaN bits were)
+  bool flush_f32 = false;           // MODE's FP_DENORM for f32 is 0: f32 denormal inputs and results flush to ±0
+  unsigned round_mode = 0;          // MODE's FP_ROUND (only 0, round to nearest even, is modeled: as the emulator)
   bool touched_memory = false;      // a load or store ran
 
  private:
@@ -78,6 +85,8 @@ class Machine {
   bool scc_written_ = false, mem_written_ = false;
 };
 
+// Whether step() models the instruction (a unit the prover reads, no cross-lane form).
+bool supported(const emu::ExecInst& in);
 // Runs one pre-decoded instruction on the machine; throws Unsupported.
 void step(Machine& m, const emu::ExecInst& in);
 

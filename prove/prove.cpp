@@ -126,7 +126,7 @@ std::string reg_name(unsigned s) {
 std::string vreg_name(unsigned r) { return r < kAccumOffset ? fmt::format("v{}", r) : fmt::format("a{}", r - kAccumOffset); }
 
 // The live-in values a model assigns (registers only), as text, and into a concrete wave.
-std::string model_text(const z3::model& m, emu::Wave* w) {
+std::string model_text(const z3::model& m, emu::Wave* w, std::vector<LiveInValue>* values = nullptr) {
   std::vector<std::string> parts;
   for (unsigned i = 0; i < m.num_consts(); ++i) {
     z3::func_decl d = m.get_const_decl(i);
@@ -143,9 +143,11 @@ std::string model_text(const z3::model& m, emu::Wave* w) {
     unsigned reg = 0, lane = 0;
     if (std::sscanf(name.c_str(), "v%u.l%u", &reg, &lane) == 2) {
       if (w && reg < w->num_vregs && lane < emu::kWaveSize) w->v[reg].lane[lane] = static_cast<uint32_t>(x);
+      if (values) values->push_back({true, reg, lane, static_cast<uint32_t>(x)});
       parts.push_back(fmt::format("{}[lane {}]=0x{:x}", vreg_name(reg), lane, x));
     } else if (std::sscanf(name.c_str(), "s%u", &reg) == 1 && name == fmt::format("s{}", reg)) {
       if (w && reg < emu::kNumScalarRegs) w->s[reg] = static_cast<uint32_t>(x);
+      if (values) values->push_back({false, reg, 0, static_cast<uint32_t>(x)});
       parts.push_back(fmt::format("{}=0x{:x}", reg_name(reg), x));
     }
   }
@@ -184,6 +186,19 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
   z3::context c;
   ContextScope scope(c);
   Machine m0(c), m1(c);
+  for (Machine* m : {&m0, &m1}) {
+    m->flush_f32 = ((opt.mode_bits >> 4) & 3) == 0, m->round_mode = opt.mode_bits & 0xf;
+    if (const LiveInState* ctx = opt.context) {
+      for (unsigned i = 0; i < emu::kNumScalarRegs && i < ctx->s.size(); ++i)
+        if (i != emu::kNullSgpr) m->preset_sgpr(i, ctx->s[i]);
+      m->preset_scc(ctx->scc);
+      for (unsigned r = 0; r < ctx->v.size() && r < kAccumOffset; ++r) {
+        m->preset_vgpr(r, ctx->v[r].data());
+        for (unsigned l = 0; l < kLanes; ++l)
+          if (ctx->free.count({r, l})) m->free_vgpr_lane(r, l);
+      }
+    }
+  }
   for (const emu::ExecInst& in : w0.insts) step(m0, in);
   for (const emu::ExecInst& in : w1.insts) step(m1, in);
   r.uninterpreted = m0.used_uninterpreted || m1.used_uninterpreted;
@@ -195,7 +210,16 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
     z3::expr e;
   };
   std::vector<Diff> diffs;
-  for (unsigned s : cmp.sgprs) diffs.push_back({reg_name(s), m0.sgpr(s) != m1.sgpr(s)});
+  for (unsigned s : cmp.sgprs) {
+    if (!r.uninterpreted) {
+      diffs.push_back({reg_name(s), m0.sgpr(s) != m1.sgpr(s)});
+      continue;
+    }
+    // With float (or uninterpreted) units a mask SGPR holds one lane's result per bit: one query
+    // per bit bit-blasts one lane's float operation, where one per register blasts 32 at once.
+    for (unsigned b = 0; b < 32; ++b)
+      diffs.push_back({fmt::format("{} bit {}", reg_name(s), b), m0.sgpr(s).extract(b, b) != m1.sgpr(s).extract(b, b)});
+  }
   for (unsigned v : cmp.vgprs)
     for (unsigned l = 0; l < kLanes; ++l) diffs.push_back({fmt::format("{}[lane {}]", vreg_name(v), l), m0.vgpr(v, l) != m1.vgpr(v, l)});
   if (cmp.scc) diffs.push_back({"scc", m0.scc() != m1.scc()});
@@ -221,10 +245,16 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
   // cone, where one query over the disjunction would bit-blast every lane's multiplier at once.
   std::optional<z3::model> found;
   std::string what, unknown_what;
+  const auto queries_start = Clock::now();
   for (const Diff& d : live_diffs) {
+    const double spent_ms = std::chrono::duration<double, std::milli>(Clock::now() - queries_start).count();
+    if (spent_ms >= opt.budget_ms) {
+      if (unknown_what.empty()) unknown_what = fmt::format("{} (proof budget of {} ms spent)", d.what, opt.budget_ms);
+      break;
+    }
     z3::solver s(c);
     z3::params p(c);
-    p.set("timeout", opt.timeout_ms);
+    p.set("timeout", std::min<unsigned>(opt.timeout_ms, static_cast<unsigned>(opt.budget_ms - spent_ms) + 1));
     s.set(p);
     s.add(d.e);
     z3::check_result res = s.check();
@@ -253,7 +283,13 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
     a.accum_offset = kAccumOffset;
     a.mode.bits = opt.mode_bits;
     a.flush_f32 = a.mode.denorm32() == 0;
-    r.counterexample = model_text(model, &a);
+    if (const LiveInState* ctx = opt.context) {  // the fixed registers are numerals, not in the model
+      for (unsigned i = 0; i < emu::kNumScalarRegs && i < ctx->s.size(); ++i) a.s[i] = ctx->s[i];
+      a.s[emu::kNullSgpr] = 0;
+      a.scc = ctx->scc;
+      for (unsigned v = 0; v < ctx->v.size() && v < kAccumOffset; ++v) std::memcpy(a.v[v].lane, ctx->v[v].data(), sizeof(uint32_t) * kLanes);
+    }
+    r.counterexample = model_text(model, &a, &r.live_in);
     emu::Wave b;
     b.allocate_vregs(kVregs);
     b.accum_offset = kAccumOffset;
@@ -268,7 +304,7 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
         return r;
       }
     }
-    if (r.uninterpreted) {
+    if (r.uninterpreted && !opt.context) {
       // The solver's state relied on the uninterpreted functions being free; a few random live-in
       // states run concretely may still show a real difference (then that state is the counterexample).
       std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
@@ -298,7 +334,7 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
                                : "internal: the solver's counterexample (" + what + ") did not reproduce concretely";
     return r;
   }
-  r.counterexample = model_text(model, nullptr);
+  r.counterexample = model_text(model, nullptr, &r.live_in);
   if (r.uninterpreted) {
     r.verdict = Verdict::Unknown;
     r.reason = "differs in " + what + " only if uninterpreted functions are free (a window with memory is not re-run concretely)";
@@ -346,6 +382,15 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
   for (const program::BasicBlock& b : f->blocks)
     if (first >= b.first && (end == first ? first <= b.last + 1 : end - 1 <= b.last)) block = &b;
   if (!block) return unknown.reason = "the edit spans more than one basic block (or lies outside the kernel's code)", unknown;
+  if (options.extend_to_block_end) {
+    // On to the block's end: the lines after the edit are the same in both windows; stop before
+    // the branch or the first line the prover does not model.
+    while (end <= block->last && end < f->end) {
+      const program::Line& l = parent.text_line(end);
+      if ((l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) && !models_line(l.text)) break;
+      ++end;
+    }
+  }
   std::vector<std::string> old_lines, new_lines;
   for (size_t i = first; i < end; ++i) {
     const program::Line& l = parent.text_line(i);
@@ -372,12 +417,25 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
   if (use_liveness) {
     // Registers live after the window: live-in of the first line after it (the code after is the
     // same in both); at the end of the function nothing but memory is observable.
+    // Labels and directives have no live-in entry of their own: take the next instruction's (a
+    // window that ends its block falls through into the next one, its only successor).
     std::vector<program::RegSet> live = parent.live_in(*f, /*vector_writes_kill=*/false);
-    live_after = end < f->end ? live[end - f->begin] : program::RegSet{};
+    size_t next = end;
+    while (next < f->end && parent.text_line(next).kind != program::Line::Instr && parent.text_line(next).kind != program::Line::RawInstr) ++next;
+    live_after = next < f->end ? live[next - f->begin] : program::RegSet{};
   }
   ProofResult r = prove_window(old_lines, new_lines, live_after ? &*live_after : nullptr, options);
   r.first_line = first, r.last_line = end;
   return r;
+}
+
+bool models_line(const std::string& line) {
+  try {
+    Window w = decode({line});
+    return supported(w.insts[0]);
+  } catch (const Unsupported&) {
+    return false;
+  }
 }
 
 std::string disagreement(const std::string& line, uint64_t seed, unsigned trials) {
@@ -395,13 +453,20 @@ std::string disagreement(const std::string& line, uint64_t seed, unsigned trials
     emu::Wave a;
     a.allocate_vregs(kVregs);
     a.accum_offset = kAccumOffset;
+    // Every other trial with MODE's f32 denormal flush (FP_DENORM 0), the others keeping denormals.
+    a.mode.bits = t % 2 ? 0x0u : 0xf0u;
+    a.flush_f32 = m.flush_f32 = a.mode.denorm32() == 0;
     // Random live-in values, biased towards the edges (0, all-ones, sign bits) where semantics differ.
+    // Float edges too: ±0, ±1, ±Inf, quiet and signaling NaNs, denormals, 2^31 (the conversions' saturation).
+    static constexpr uint32_t kFloatEdges[] = {0x3f800000u, 0xbf800000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u,
+                                               0x7f800001u, 0x00000001u, 0x807fffffu, 0x4f000000u, 0xcf000000u, 0x3f000000u};
     auto value = [&]() -> uint32_t {
-      switch (rng() % 8) {
+      switch (rng() % 10) {
         case 0: return 0;
         case 1: return 0xffffffffu;
         case 2: return 0x80000000u;
         case 3: return static_cast<uint32_t>(rng() % 64);
+        case 4: return kFloatEdges[rng() % std::size(kFloatEdges)];
         default: return static_cast<uint32_t>(rng());
       }
     };
@@ -425,14 +490,34 @@ std::string disagreement(const std::string& line, uint64_t seed, unsigned trials
       out = x.get_numeral_uint64();
       return true;
     };
+    // A term left open by an uninterpreted choice (NaN bits, the ±0 tie of fmin/fmax) agrees when
+    // it admits the emulator's value.
+    std::optional<z3::solver> solver;
+    auto admits = [&](const z3::expr& e, uint32_t v) {
+      const std::string text = e.to_string();
+      if (text.find("nan.") == std::string::npos && text.find("tie.") == std::string::npos && text.find("snan.") == std::string::npos) return false;
+      if (!solver) solver.emplace(c);
+      solver->push();
+      solver->add(e == c.bv_val(v, 32));
+      const bool ok = solver->check() == z3::sat;
+      solver->pop();
+      return ok;
+    };
     uint64_t got = 0;
     for (unsigned i : m.sgprs_written()) {
-      if (!number(m.sgpr(i), got)) return fmt::format("trial {}: {} is not a constant term", t, reg_name(i));
+      if (!number(m.sgpr(i), got)) {
+        if (admits(m.sgpr(i).simplify(), a.s[i])) continue;
+        return fmt::format("trial {}: {} is not a constant term", t, reg_name(i));
+      }
       if (got != a.s[i]) return fmt::format("trial {}: {}: terms 0x{:x}, emulator 0x{:x}", t, reg_name(i), got, a.s[i]);
     }
     for (unsigned r : m.vgprs_written())
       for (unsigned l = 0; l < kLanes; ++l) {
-        if (!number(m.vgpr(r, l), got)) return fmt::format("trial {}: {}[lane {}] is not a constant term", t, vreg_name(r), l);
+        if (!number(m.vgpr(r, l), got)) {
+          if (admits(m.vgpr(r, l).simplify(), a.v[r].lane[l])) continue;
+          return fmt::format("trial {}: {}[lane {}] is not a constant term (emulator 0x{:x}): {}", t, vreg_name(r), l, a.v[r].lane[l],
+                             m.vgpr(r, l).simplify().to_string().substr(0, 300));
+        }
         if (got != a.v[r].lane[l]) return fmt::format("trial {}: {}[lane {}]: terms 0x{:x}, emulator 0x{:x}", t, vreg_name(r), l, got, a.v[r].lane[l]);
       }
     if (m.scc_written() && m.scc().simplify().is_true() != a.scc)

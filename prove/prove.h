@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <array>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,15 +26,40 @@ namespace asmevo::prove {
 enum class Verdict { Proven, Disproven, Unknown };
 const char* verdict_name(Verdict v);  // "PROVEN", "DISPROVEN", "UNKNOWN"
 
+// A concrete live-in state for the window (K0's registers as observed when it reached the window's
+// first instruction): every register is fixed to its value except the VGPR lanes in `free`, which
+// stay free variables (they derive from input elements, so an input can give them other values).
+// The solver then looks for a difference the kernel's own context can reach.
+struct LiveInState {
+  std::array<uint32_t, 128> s{};          // SGPRs (VCC, EXEC, M0 included), emu::kNumScalarRegs
+  bool scc = false;
+  std::vector<std::array<uint32_t, 64>> v;  // VGPRs v0.. (lanes)
+  std::set<std::pair<unsigned, unsigned>> free;  // (VGPR, lane)
+};
+
 struct ProofOptions {
   unsigned timeout_ms = 2000;  // per solver query
-  uint32_t mode_bits = 0;      // the kernel's MODE register at entry (for concrete re-runs of float ops)
+  unsigned budget_ms = 10000;  // all queries of one proof together (then UNKNOWN)
+  uint32_t mode_bits = 0;      // the kernel's MODE register at entry (f32 denormal flush, rounding; concrete re-runs)
+  const LiveInState* context = nullptr;  // fixed live-in registers (null: all free)
+  // prove_edit: the window runs on past the edit to the end of its basic block (up to its branch or
+  // the first instruction the prover does not model), so a difference that only shows in a later
+  // compare of the same block (a range check) is found.
+  bool extend_to_block_end = false;
+};
+
+// One live-in register value of a model (a counterexample's state).
+struct LiveInValue {
+  bool vector = false;
+  unsigned reg = 0, lane = 0;
+  uint32_t value = 0;
 };
 
 struct ProofResult {
   Verdict verdict = Verdict::Unknown;
   std::string reason;          // UNKNOWN: why; DISPROVEN: what differs; PROVEN: what was compared
   std::string counterexample;  // DISPROVEN: the live-in values that matter ("v1.l0=0x5 s4=0x0 ...")
+  std::vector<LiveInValue> live_in;  // the solver's model, when it found one (also when the verdict stays UNKNOWN)
   bool confirmed = false;      // DISPROVEN re-run concretely and the results differ
   bool uninterpreted = false;  // some unit was an uninterpreted function
   size_t old_insts = 0, new_insts = 0;
@@ -64,6 +91,10 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
 // concrete unit and as the prover's terms, and returns the first disagreement ("" when they agree
 // on every trial). Throws asmevo::Error when the prover cannot model the instruction.
 std::string disagreement(const std::string& line, uint64_t seed, unsigned trials);
+
+// Whether the prover models this instruction (text) at all: false for control flow and for what
+// would make a window UNKNOWN as unsupported.
+bool models_line(const std::string& line);
 
 // Units the prover reads from their generic definition (emu/semantics/int_units.h).
 bool has_generic_unit(std::string_view stem);

@@ -10,6 +10,7 @@
 
 #include "emu/alu.h"
 #include "emu/registry.h"
+#include "emu/semantics/float_units.h"
 #include "emu/semantics/int_units.h"
 #include "program/instruction.h"
 #include "prove/machine.h"
@@ -86,16 +87,50 @@ z3::expr mask_bit(Machine& m, const Operand& o, unsigned lane) {
   return b.extract(lane, lane) == m.ctx().bv_val(1, 1);
 }
 
-void check_plain(const ExecInst& in, const char* what) {
+// `float_srcs`: a bit per source read as a float, on which abs/neg are modeled (as emu::read_lanes).
+void check_plain(const ExecInst& in, const char* what, unsigned float_srcs = 0) {
   if (in.mods.dpp.present || in.mods.sdwa.present) throw Unsupported{fmt::format("DPP/SDWA form of {}", what)};
   if (in.mods.op_sel || in.mods.clamp || in.mods.omod) throw Unsupported{fmt::format("op_sel/clamp/omod on {}", what)};
-  for (unsigned i = 0; i < in.nsrc; ++i)
-    if (in.src[i].abs || in.src[i].neg || in.src[i].sext) throw Unsupported{fmt::format("source modifiers on {}", what)};
+  for (unsigned i = 0; i < in.nsrc; ++i) {
+    if (in.src[i].sext) throw Unsupported{fmt::format("source modifiers on {}", what)};
+    if ((in.src[i].abs || in.src[i].neg) && !(float_srcs >> i & 1)) throw Unsupported{fmt::format("source modifiers on {}", what)};
+  }
+}
+
+template <class T> constexpr bool is_float_sym = false;
+template <std::floating_point T> constexpr bool is_float_sym<Sym<T>> = true;
+
+// A float source as emu::read_lanes reads it: abs clears and neg flips the sign bit (NaN too), then
+// an f32 denormal flushes to ±0 when MODE says so.
+template <class T> Sym<T> read_float(Machine& m, const Operand& o, unsigned lane) {
+  z3::context& c = m.ctx();
+  constexpr unsigned w = sizeof(T) * 8;
+  z3::expr b = bits_of(m, o, w, static_cast<int>(lane));
+  const z3::expr sign = fp_bits_mask_sign<T>();
+  if (o.abs) b = b & ~sign;
+  if (o.neg) b = b ^ sign;
+  if constexpr (std::is_same_v<T, float>)
+    if (m.flush_f32) b = z3::ite(b.extract(30, 23) == c.bv_val(0, 8), b & sign, b);
+  return from_ieee_bits<T>(b);
+}
+// A float result as emu::apply_output_mods leaves it (an f32 denormal flushed to ±0) and write_lanes
+// stores it: its IEEE bits.
+template <class T> z3::expr float_result_bits(Machine& m, const Sym<T>& r) {
+  z3::context& c = m.ctx();
+  if constexpr (std::is_same_v<T, float>) {
+    if (m.flush_f32) {
+      const z3::expr zero = z3::ite(z3::expr(c, Z3_mk_fpa_is_negative(c, r.e)), z3::expr(c, Z3_mk_fpa_zero(c, fp_sort<T>(), true)),
+                                    z3::expr(c, Z3_mk_fpa_zero(c, fp_sort<T>(), false)));
+      return ieee_bits(Sym<T>(z3::ite(r.e.mk_is_subnormal(), zero, r.e), r.nan));
+    }
+  }
+  return ieee_bits(r);
 }
 
 template <class P> auto read_arg(Machine& m, const ExecInst& in, unsigned idx, unsigned lane) {
   using A = std::remove_cvref_t<P>;
   if constexpr (std::is_same_v<A, Sym<bool>>) return Sym<bool>(mask_bit(m, in.src[idx], lane));
+  else if constexpr (is_float_sym<A>) return read_float<value_t<A>>(m, in.src[idx], lane);
   else return A(bits_of(m, in.src[idx], kWidth<value_t<A>>, static_cast<int>(lane)));
 }
 
@@ -142,7 +177,13 @@ template <class T, class B> struct is_term_carry<emu::Carry<T, B>> : std::true_t
 template <auto F, class Args, size_t... I> void run_valu(Machine& m, const ExecInst& in, std::index_sequence<I...>) {
   using Fn = std::remove_cvref_t<decltype(F)>;
   using R = typename term_traits<Fn>::ret;
-  check_plain(in, in.raw ? in.raw->mnemonic.c_str() : "a VALU instruction");
+  constexpr unsigned float_srcs = ((is_float_sym<std::remove_cvref_t<std::tuple_element_t<I, Args>>> ? 1u << I : 0u) | ... | 0u);
+  constexpr bool uses_float = float_srcs != 0 || is_float_sym<std::remove_cvref_t<R>>;
+  check_plain(in, in.raw ? in.raw->mnemonic.c_str() : "a VALU instruction", float_srcs);
+  if (uses_float) {
+    if (m.round_mode != 0) throw Unsupported{fmt::format("MODE rounding {} (only round to nearest even is modeled, as in the emulator)", m.round_mode)};
+    m.used_uninterpreted = true;  // NaN bits are uninterpreted functions
+  }
   constexpr Fn f{};
   std::vector<z3::expr> bits;
   std::vector<z3::expr> carries;
@@ -156,6 +197,8 @@ template <auto F, class Args, size_t... I> void run_valu(Machine& m, const ExecI
     } else if constexpr (is_term_carry<decltype(r)>::value) {
       results.emplace_back(l, r.d.e);
       carries.push_back(r.carry.e);
+    } else if constexpr (is_float_sym<decltype(r)>) {
+      results.emplace_back(l, float_result_bits(m, r));
     } else {
       results.emplace_back(l, r.e);
     }
@@ -227,6 +270,8 @@ const SymUnits& generic_units() {
     emu::sem::int_valu_units(s);
     emu::sem::int_vopc_units(s);
     emu::sem::int_salu_units(s);
+    emu::sem::float_valu_units(s);
+    emu::sem::float_vopc_units(s);
     return s;
   }();
   return u;
@@ -363,6 +408,13 @@ std::vector<std::string> generic_unit_stems() {
   std::vector<std::string> out;
   for (auto& [k, v] : generic_units().table) out.push_back(k);
   return out;
+}
+
+bool supported(const ExecInst& in) {
+  if (!in.entry) return false;
+  const std::string& stem = in.entry->stem;
+  if (generic_units().table.count(stem) || special_units().count(stem)) return true;
+  return (in.entry->flags & emu::kFrameworkAlu) && !in.mods.dpp.present && !in.mods.sdwa.present;
 }
 
 void step(Machine& m, const ExecInst& in) {

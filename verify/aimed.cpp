@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -26,15 +27,15 @@ using emu::Wave;
 constexpr unsigned kLanes = emu::kWaveSize;
 
 // value(lane) = a * element + b, element `elem` of buffer argument `arg` (arg < 0: not derived).
+enum class Num { Float, Signed, Unsigned };
 struct Origin {
   int32_t arg = -1;
   uint32_t chain = 0;
   uint64_t elem = 0;
   double a = 1, b = 0;
+  Num num = Num::Unsigned;  // how the register's bits read as the number a * element + b
 };
 using Lanes = std::array<Origin, kLanes>;
-
-enum class Num { Float, Signed, Unsigned };
 
 // "v_add_f32_e32" -> "v_add_f32"
 std::string base_mnemonic(const ExecInst& in) {
@@ -81,7 +82,9 @@ struct WaveShadow {
 
 class DecisionObserver final : public emu::ExecObserver {
  public:
-  explicit DecisionObserver(const emu::LaunchSpec& spec) : spec_(spec) {
+  // `snapshot_pc`: also capture the state of the first wave that reaches that instruction.
+  explicit DecisionObserver(const emu::LaunchSpec& spec, std::optional<uint64_t> snapshot_pc = std::nullopt)
+      : spec_(spec), snapshot_pc_(snapshot_pc) {
     const uint64_t n = static_cast<uint64_t>(spec.grid[0]) * spec.grid[1] * spec.grid[2];
     for (uint64_t g : {uint64_t{0}, uint64_t{1}, n - 2, n - 1})
       if (g < n) sampled_.push_back(g);
@@ -91,6 +94,7 @@ class DecisionObserver final : public emu::ExecObserver {
     if (!sampled(ctx)) return;
     std::lock_guard lock(mu_);
     WaveShadow& s = shadow_[key(ctx, w)];
+    if (snapshot_pc_ && !snapshot.reached && in.raw && in.raw->address == *snapshot_pc_) capture(s, w);
     const std::string m = base_mnemonic(in);
     const uint64_t exec = w.exec();
     const bool cmp = m.starts_with("v_cmp") && m.find("class") == std::string::npos;
@@ -133,6 +137,8 @@ class DecisionObserver final : public emu::ExecObserver {
       Origin o;
       o.arg = static_cast<int32_t>(arg);
       o.elem = elem;
+      const std::string& dt = spec_.args[arg].dtype;
+      o.num = dt == "f32" ? Num::Float : dt == "i32" ? Num::Signed : Num::Unsigned;
       s.v[in.dst[0].index + d0 + d][l] = o;
     }
     s.next_dword[l] = static_cast<uint8_t>(d0 + size / 4);
@@ -140,8 +146,22 @@ class DecisionObserver final : public emu::ExecObserver {
 
   std::vector<Threshold> thresholds;
   std::map<uint64_t, UnresolvedDecision> unresolved;
+  ObservedState snapshot;
 
  private:
+  void capture(const WaveShadow& s, const Wave& w) {
+    snapshot.reached = true;
+    for (size_t i = 0; i < snapshot.s.size() && i < w.s.size(); ++i) snapshot.s[i] = w.s[i];
+    snapshot.scc = w.scc;
+    snapshot.v.resize(std::min<unsigned>(w.num_vregs, 256));
+    for (unsigned r = 0; r < snapshot.v.size(); ++r)
+      for (unsigned l = 0; l < kLanes; ++l) snapshot.v[r][l] = w.v[r].lane[l];
+    for (const auto& [reg, lanes] : s.v)
+      for (unsigned l = 0; l < kLanes; ++l)
+        if (lanes[l].arg >= 0 && lanes[l].a != 0)
+          snapshot.origins[{reg, l}] = {static_cast<size_t>(lanes[l].arg), lanes[l].elem, lanes[l].a, lanes[l].b, lanes[l].num == Num::Float,
+                                        lanes[l].num == Num::Signed};
+  }
   bool sampled(const emu::ExecContext& ctx) const {
     const uint64_t g = ctx.wg_id[0] + static_cast<uint64_t>(spec_.grid[0]) * (ctx.wg_id[1] + static_cast<uint64_t>(spec_.grid[1]) * ctx.wg_id[2]);
     return std::find(sampled_.begin(), sampled_.end(), g) != sampled_.end();
@@ -193,10 +213,12 @@ class DecisionObserver final : public emu::ExecObserver {
   bool propagate(const WaveShadow& s, const Wave& w, const ExecInst& in, const std::string& m, uint64_t exec, Lanes& out) {
     const Num n = num_of(m);
     auto src = [&](unsigned i) -> const Operand& { return in.src[i]; };
+    const bool keeps_num = m == "v_mov_b32" || m == "v_cndmask_b32";  // bit moves: the number stays what it was
     auto step = [&](unsigned l, const Origin& o, double a, double b) {
       if (o.chain + 1 > kMaxChain) return;
       Origin r = o;
       r.a = o.a * a, r.b = o.b * a + b, r.chain = o.chain + 1;
+      if (!keeps_num) r.num = n;
       out[l] = r;
     };
     enum Kind { None, Mov, Add, Sub, SubRev, Mul, Shl, Fma, Fmac, Cndmask, Select } kind = None;
@@ -287,6 +309,7 @@ class DecisionObserver final : public emu::ExecObserver {
 
   static constexpr unsigned kPerDecision = 4096;
   const emu::LaunchSpec& spec_;
+  std::optional<uint64_t> snapshot_pc_;
   std::vector<uint64_t> sampled_;
   std::mutex mu_;
   std::unordered_map<uint64_t, WaveShadow> shadow_;
@@ -332,6 +355,51 @@ std::string AimedSet::describe() const {
     d += decisions > decision_texts.size() ? "; ...)" : ")";
   }
   return d;
+}
+
+ObservedState observe_at(Backend& backend, const LoadedKernel& k0, const emu::LaunchSpec& base, uint64_t pc) {
+  DecisionObserver obs(base, pc);
+  RunOutcome o = backend.run(k0, base, 1ull << 32, {}, &obs);
+  ObservedState st = std::move(obs.snapshot);
+  if (o.status != RunOutcome::Completed) return ObservedState{};
+  st.inputs.resize(base.args.size());
+  for (const auto& b : o.buffers)
+    if (b.direction != emu::ArgSpec::Output) st.inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
+  return st;
+}
+
+std::optional<double> ObservedState::element_value(unsigned reg, unsigned lane, uint32_t bits) const {
+  auto it = origins.find({reg, lane});
+  if (it == origins.end()) return std::nullopt;
+  const ElementOrigin& o = it->second;
+  const double x = o.is_float ? static_cast<double>(std::bit_cast<float>(bits)) : o.is_signed ? static_cast<double>(static_cast<int32_t>(bits)) : bits;
+  const double v = (x - o.b) / o.a;
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<emu::LaunchSpec> with_elements(const emu::LaunchSpec& base, const ObservedState& st,
+                                             const std::vector<std::tuple<size_t, uint64_t, double>>& elements, const std::string& label) {
+  std::vector<std::vector<uint8_t>> bytes(base.args.size());
+  size_t placed = 0;
+  for (const auto& [arg, elem, value] : elements) {
+    if (arg >= st.inputs.size() || !st.inputs[arg] || elem >= base.args[arg].count) continue;
+    if (bytes[arg].empty()) bytes[arg] = *st.inputs[arg];
+    place(bytes[arg], base.args[arg].dtype, elem, value, 0);
+    ++placed;
+  }
+  if (!placed) return std::nullopt;
+  emu::LaunchSpec run = base;
+  const size_t shape_end = base.label.rfind(", ");
+  run.label = (shape_end == std::string::npos ? std::string() : base.label.substr(0, shape_end) + ", ") + label;
+  run.special_variant = -1;
+  for (size_t a = 0; a < bytes.size(); ++a) {
+    if (bytes[a].empty()) continue;
+    run.args[a].init = {};
+    run.args[a].init.kind = emu::InitSpec::Bytes;
+    run.args[a].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes[a]));
+  }
+  return run;
 }
 
 AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::LaunchSpec& base, const DecisionSolver& solver) {

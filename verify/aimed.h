@@ -14,8 +14,13 @@
 // Decisions whose operand is not such a chain (longer chains, transcendentals, cross-lane data) are
 // counted as unresolved: a solver (issue 16 part 3) may take them through DecisionSolver.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -62,6 +67,33 @@ struct AimedInputs {
 using DecisionSolver = std::function<std::vector<Threshold>(const emu::LaunchSpec& base, const std::vector<UnresolvedDecision>&)>;
 
 constexpr unsigned kMaxChain = 8;
+
+// K0's state when a wave first reaches one instruction (the first of the observed workgroups that
+// gets there): its registers, and for every VGPR lane that is an affine function of one buffer
+// element (the chains above), that function. The prover's counterexamples are states of a window;
+// this is how one maps back to inputs (prove/inputs.h).
+struct ElementOrigin {
+  size_t arg = 0;
+  uint64_t element = 0;
+  double a = 1, b = 0;  // register value = a * element + b
+  bool is_float = false, is_signed = false;
+};
+struct ObservedState {
+  bool reached = false;
+  std::array<uint32_t, 128> s{};
+  bool scc = false;
+  std::vector<std::array<uint32_t, 64>> v;
+  std::map<std::pair<unsigned, unsigned>, ElementOrigin> origins;  // (VGPR, lane)
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs;       // the run's input bytes per argument
+  // The element value that gives register `reg` the bits `bits` in `lane` (none: not derived).
+  std::optional<double> element_value(unsigned reg, unsigned lane, uint32_t bits) const;
+};
+ObservedState observe_at(Backend& backend, const LoadedKernel& k0, const emu::LaunchSpec& base, uint64_t pc);
+
+// A concrete run: `base` (observed in `st`) with elements (argument, element, value) set, the value
+// written in the buffer's dtype (f32, or i32/u32 rounded). None when no element could be placed.
+std::optional<emu::LaunchSpec> with_elements(const emu::LaunchSpec& base, const ObservedState& st,
+                                             const std::vector<std::tuple<size_t, uint64_t, double>>& elements, const std::string& label);
 
 // Runs K0 once on `base` (a concrete run) under the decision observer and makes the aimed sets.
 // Workgroups observed: the first two and the last two (the partial edge workgroup).

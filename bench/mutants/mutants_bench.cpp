@@ -8,6 +8,7 @@
 //   mutants_bench [--arch gfx942] [--per-op N] [--rewrites N] [--kernels k1,k2] [--ops o1,o2] [--json FILE]
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
@@ -17,6 +18,8 @@
 
 #include "corpus/index/corpus.h"
 #include "bench/mutants/mutation.h"
+#include "emu/dispatch.h"
+#include "prove/inputs.h"
 #include "support/error.h"
 #include "support/file_io.h"
 #include "verify/verify.h"
@@ -28,7 +31,10 @@ namespace {
 struct Row {
   size_t mutants = 0, unbuildable = 0, different = 0, unsafe = 0, fault = 0, error = 0, survived = 0;
   size_t survived_unexecuted = 0;  // survivors whose edited instructions never ran under the spec
-  size_t survived_equivalent = 0;  // survivors a static argument shows equivalent (mutation.h)
+  size_t survived_equivalent = 0;  // survivors a static argument or a proof shows equivalent (mutation.h, prove/)
+  size_t proven = 0;               // of those: PROVEN by the window prover (with liveness)
+  size_t disproven = 0;            // survivors the window prover DISPROVES (the cascade's gate refuses them)
+  size_t proof_input_kills = 0;    // killed by the input set a context proof's counterexample maps to
   std::map<std::string, size_t> killed_by;  // evidence kind of each kill (verify::Evidence::kind)
   size_t killed() const { return different + unsafe + fault; }
   // Kill rate among mutants the spec reaches: survivors whose edit never runs are left out (no
@@ -92,6 +98,9 @@ int main(int argc, char** argv) try {
   verify::VerifyOptions fast;
   fast.stop_at_first_difference = true;
   fast.max_mismatches = 1;
+  verify::VerifyOptions one_run = fast;  // a concrete counterexample run, as it is
+  one_run.aimed_inputs = false;
+  std::vector<double> proof_seconds;
   for (const auto& k : kernels) {
     codeobj::CodeObject co = codeobj::CodeObject::parse(read_file_bytes(k.code_object), k.code_object);
     program::Program prog = program::Program::recover(co);
@@ -101,6 +110,10 @@ int main(int argc, char** argv) try {
     strong_spec.inputs = 16;
     strong_spec.special = true;
     std::unique_ptr<verify::Reference> strong;  // made on the first survivor
+    std::unique_ptr<verify::LoadedKernel> loaded_k0;  // for context proofs, made on the first survivor
+    prove::ProofOptions po;
+    po.timeout_ms = 2000;
+    po.mode_bits = emu::initial_mode_bits(prog.kernel_descriptor(k.name));
     size_t kernel_mutants = 0, kernel_killed = 0;
     auto run_set = [&](const std::vector<mutants::Mutant>& all, const std::vector<std::string>& ops, size_t cap, bool rewrite) {
       for (const auto& op : ops) {
@@ -127,6 +140,54 @@ int main(int argc, char** argv) try {
           verify::VerifyReport r = verify::verify_candidate(ref, k1, fast);
           nlohmann::json entry = {{"kernel", k.name}, {"op", op}, {"address", fmt::format("0x{:x}", m.address)},
                                   {"diff", m.diff()}, {"verdict", verify::verdict_name(r.verdict)}, {"summary", r.summary}};
+          bool executed = false;
+          for (const auto& e : m.edits)  // an inserted line runs when the line it precedes runs
+            executed |= ref.executed().count(prog.text_line(e.line).address) > 0;
+          // Testing found no difference: the prover decides. PROVEN (with liveness) shows the edit
+          // equivalent; otherwise a proof in K0's observed context may give a counterexample that
+          // maps back to input elements, and that input set is run (the kill rests on that run).
+          std::string proof_verdict;
+          if (r.verdict == verify::Verdict::Equivalent && executed) {
+            std::vector<prove::Change> changes;
+            for (const auto& e : m.edits)
+              changes.push_back({e.line, e.insert ? size_t{0} : size_t{1}, e.text.empty() ? std::vector<std::string>{} : std::vector<std::string>{e.text}});
+            prove::ProofResult pr = prove::prove_edit(prog, k.name, changes, po, /*use_liveness=*/true);
+            proof_seconds.push_back(pr.seconds);
+            if (std::getenv("ASMEVO_MUTANTS_TRACE"))
+              std::cerr << fmt::format("  {} 0x{:x} proof {} {:.2f} s\n", op, m.address, prove::verdict_name(pr.verdict), pr.seconds);
+            const auto tc = std::chrono::steady_clock::now();
+            proof_verdict = prove::verdict_name(pr.verdict);
+            entry["proof"] = {{"verdict", proof_verdict}, {"reason", pr.reason}, {"counterexample", pr.counterexample}};
+            if (pr.verdict == prove::Verdict::Disproven) ++(rewrite ? rewrite_rows : rows)[op].disproven;
+            if (pr.verdict != prove::Verdict::Proven) {
+              if (!loaded_k0) loaded_k0 = backend->load(co, k.name);
+              prove::ContextProof cp = prove::prove_in_context(*backend, *loaded_k0, prog, k.name, changes, ref.runs().front(), po);
+              entry["context_proof"] = {{"verdict", prove::verdict_name(cp.proof.verdict)}, {"reason", cp.proof.reason},
+                                        {"elements", cp.elements}, {"note", cp.note}};
+              if (cp.run) {
+                try {
+                  verify::Reference cref(*backend, co, {*cp.run}, one_run);
+                  verify::VerifyReport cr = verify::verify_candidate(cref, k1, fast);
+                  entry["context_proof"]["run_verdict"] = verify::verdict_name(cr.verdict);
+                  if (cr.verdict == verify::Verdict::Different || cr.verdict == verify::Verdict::Unsafe || cr.verdict == verify::Verdict::Fault) {
+                    r = cr;
+                    r.evidence.kind = "proof counterexample";
+                    r.evidence.detail = fmt::format("{} ({} element(s) from the {} window proof in K0's context)", cr.evidence.run_label,
+                                                    cp.elements, prove::verdict_name(cp.proof.verdict));
+                    entry["verdict"] = verify::verdict_name(r.verdict);
+                    entry["summary"] = r.summary;
+                    ++(rewrite ? rewrite_rows : rows)[op].proof_input_kills;
+                  }
+                } catch (const Error& e) {  // K0 refused the input set (e.g. it faults on it): no evidence
+                  entry["context_proof"]["run_error"] = e.what_text();
+                }
+              }
+              if (std::getenv("ASMEVO_MUTANTS_TRACE"))
+                std::cerr << fmt::format("    context {} ({:.2f} s proof) {} {:.2f} s\n", prove::verdict_name(cp.proof.verdict), cp.proof.seconds,
+                                         entry["context_proof"].value("run_verdict", cp.note),
+                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count());
+            }
+          }
           switch (r.verdict) {
             case verify::Verdict::Different: ++row.different; break;
             case verify::Verdict::Unsafe: ++row.unsafe; break;
@@ -143,13 +204,11 @@ int main(int argc, char** argv) try {
             ++kernel_mutants;
             kernel_killed += r.verdict != verify::Verdict::Equivalent && r.verdict != verify::Verdict::Error;
           }
-          bool executed = false;
-          for (const auto& e : m.edits)  // an inserted line runs when the line it precedes runs
-            executed |= ref.executed().count(prog.text_line(e.line).address) > 0;
           entry["edit_executed"] = executed;
           if (r.verdict == verify::Verdict::Equivalent && !executed) ++row.survived_unexecuted;
           if (r.verdict == verify::Verdict::Equivalent && executed) {
             std::string why = mutants::known_equivalent(prog, k.name, m);
+            if (why.empty() && proof_verdict == "PROVEN") why = "PROVEN (window prover, liveness)", ++row.proven;
             entry["known_equivalent"] = why;
             if (!why.empty()) ++row.survived_equivalent;
           }
@@ -173,33 +232,37 @@ int main(int argc, char** argv) try {
 
   auto print_table = [](const std::string& title, const std::vector<std::string>& ops, const std::map<std::string, Row>& rs) {
     std::cout << title << "\n";
-    std::cout << fmt::format("{:20s} {:>7s} {:>6s} {:>9s} {:>6s} {:>5s} {:>5s} {:>5s} {:>9s} {:>6s} {:>7s} {:>8s} {:>8s} {:>11s}\n", "operator",
+    std::cout << fmt::format("{:20s} {:>7s} {:>6s} {:>9s} {:>6s} {:>5s} {:>5s} {:>5s} {:>9s} {:>6s} {:>7s} {:>8s} {:>8s} {:>11s}", "operator",
                              "mutants", "killed", "DIFFERENT", "UNSAFE", "FAULT", "ERROR", "EQUIV", "unreached", "proven",
                              "score", "reached", "unproven", "unbuildable");
+    std::cout << fmt::format("{:>9s} {:>9s} {:>10s}\n", "PROVEN", "DISPROVEN", "proof-run");
     Row total;
     for (const auto& op : ops) {
       Row r = rs.count(op) ? rs.at(op) : Row{};
       total.mutants += r.mutants, total.unbuildable += r.unbuildable, total.different += r.different, total.unsafe += r.unsafe,
           total.fault += r.fault, total.error += r.error, total.survived += r.survived,
           total.survived_unexecuted += r.survived_unexecuted, total.survived_equivalent += r.survived_equivalent;
-      std::cout << fmt::format("{:20s} {:7d} {:6d} {:9d} {:6d} {:5d} {:5d} {:5d} {:9d} {:6d} {:6.1f}% {:7.1f}% {:7.1f}% {:11d}\n", op,
+      total.proven += r.proven, total.disproven += r.disproven, total.proof_input_kills += r.proof_input_kills;
+      std::cout << fmt::format("{:20s} {:7d} {:6d} {:9d} {:6d} {:5d} {:5d} {:5d} {:9d} {:6d} {:6.1f}% {:7.1f}% {:7.1f}% {:11d} {:9d} {:9d} {:10d}\n", op,
                                r.mutants, r.killed(), r.different, r.unsafe, r.fault, r.error, r.survived, r.survived_unexecuted,
                                r.survived_equivalent, r.mutants ? 100.0 * r.killed() / r.mutants : 0.0, r.reached_score(),
-                               r.open_score(), r.unbuildable);
+                               r.open_score(), r.unbuildable, r.proven, r.disproven, r.proof_input_kills);
     }
-    std::cout << fmt::format("{:20s} {:7d} {:6d} {:9d} {:6d} {:5d} {:5d} {:5d} {:9d} {:6d} {:6.1f}% {:7.1f}% {:7.1f}% {:11d}\n", "total",
+    std::cout << fmt::format("{:20s} {:7d} {:6d} {:9d} {:6d} {:5d} {:5d} {:5d} {:9d} {:6d} {:6.1f}% {:7.1f}% {:7.1f}% {:11d} {:9d} {:9d} {:10d}\n", "total",
                              total.mutants, total.killed(), total.different, total.unsafe, total.fault, total.error, total.survived,
                              total.survived_unexecuted, total.survived_equivalent,
                              total.mutants ? 100.0 * total.killed() / total.mutants : 0.0, total.reached_score(),
-                             total.open_score(), total.unbuildable);
+                             total.open_score(), total.unbuildable, total.proven, total.disproven, total.proof_input_kills);
     return total;
   };
   std::cout << fmt::format("bench/mutants on {} ({} kernels, emulated verification, {:.1f} s)\n\n", args.arch, kernels.size(), seconds);
   Row mt = print_table(
       "Mutants (killed = DIFFERENT + UNSAFE + FAULT; score = killed / mutants; unreached = survivors whose edited\n"
       "instructions never ran in the original's runs under the spec; proven = reached survivors a static argument shows\n"
-      "equivalent (dead result, exec restore before s_endpgm, trailing barrier); reached = killed / (mutants - unreached);\n"
-      "unproven = killed / (mutants - unreached - proven))",
+      "equivalent (dead result, exec restore before s_endpgm, trailing barrier) or the window prover PROVES equivalent;\n"
+      "reached = killed / (mutants - unreached); unproven = killed / (mutants - unreached - proven); PROVEN = of 'proven',\n"
+      "those the prover proved; DISPROVEN = survivors of testing the window prover disproves (the cascade's gate refuses\n"
+      "them, not counted as killed here); proof-run = killed by the input set a context proof's counterexample maps to)",
       mutants::mutation_operators(), rows);
   std::cout << "\nEvidence of the kills, per operator (verify::Evidence: which gate or input set decided)\n";
   std::map<std::string, size_t> all_by;
@@ -218,13 +281,25 @@ int main(int argc, char** argv) try {
   for (const auto& [kind, n] : all_by) std::cout << fmt::format(" {:14d}", n);
   std::cout << "\n\n";
   Row rt = print_table("Semantics-preserving rewrites (every one must be EQUIVALENT)", mutants::rewrite_operators(), rewrite_rows);
-  std::cout << fmt::format("\nfalse rejections: {} of {}\n", rt.mutants - rt.survived, rt.mutants);
+  std::cout << fmt::format("\nfalse rejections: {} of {} (testing and proof inputs); window prover DISPROVES {} of them (the cascade's gate)\n",
+                           rt.mutants - rt.survived, rt.mutants, rt.disproven);
+  if (!proof_seconds.empty()) {
+    std::sort(proof_seconds.begin(), proof_seconds.end());
+    std::cout << fmt::format("window proofs of testing's survivors: {}, median {:.3f} s, p95 {:.3f} s\n", proof_seconds.size(),
+                             proof_seconds[proof_seconds.size() / 2], proof_seconds[std::min(proof_seconds.size() - 1, proof_seconds.size() * 95 / 100)]);
+  }
   std::cout << fmt::format("\nSurvivors ({}), with the verdict under 16 random + 2 special input sets:\n", survivors.size());
   for (const auto& s : survivors)
     std::cout << fmt::format("--- {} {} at {} ({}{}): strong verify {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
                              s["address"].get<std::string>(), s["edit_executed"].get<bool>() ? "executed" : "never executed",
                              s.value("known_equivalent", std::string()).empty() ? "" : "; " + s["known_equivalent"].get<std::string>(),
-                             s["strong_verdict"].get<std::string>(), s["diff"].get<std::string>());
+                             s["strong_verdict"].get<std::string>(),
+                             (s.contains("proof") ? "proof: " + s["proof"]["verdict"].get<std::string>() + " " + s["proof"]["reason"].get<std::string>().substr(0, 160) + "\n" : std::string()) +
+                                 (s.contains("context_proof") ? "context proof: " + s["context_proof"]["verdict"].get<std::string>() + " " +
+                                                                    s["context_proof"]["note"].get<std::string>() +
+                                                                    (s["context_proof"].contains("run_verdict") ? ", its input set: " + s["context_proof"]["run_verdict"].get<std::string>() : std::string()) + "\n"
+                                                              : std::string()) +
+                                 s["diff"].get<std::string>());
   for (const auto& s : rejections)
     std::cout << fmt::format("--- REJECTED REWRITE {} {} at {}: {} {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
                              s["address"].get<std::string>(), s["verdict"].get<std::string>(), s["summary"].get<std::string>(),
@@ -236,9 +311,10 @@ int main(int argc, char** argv) try {
       j["operators"][op] = {{"mutants", r.mutants}, {"killed", r.killed()}, {"different", r.different}, {"unsafe", r.unsafe},
                             {"fault", r.fault}, {"error", r.error}, {"survived", r.survived},
                             {"survived_unexecuted", r.survived_unexecuted}, {"survived_known_equivalent", r.survived_equivalent},
-                            {"unbuildable", r.unbuildable}, {"killed_by", r.killed_by}};
+                            {"unbuildable", r.unbuildable}, {"killed_by", r.killed_by}, {"proven", r.proven},
+                            {"disproven", r.disproven}, {"proof_input_kills", r.proof_input_kills}};
     for (const auto& [op, r] : rewrite_rows)
-      j["rewrites"][op] = {{"total", r.mutants}, {"equivalent", r.survived}, {"unbuildable", r.unbuildable}};
+      j["rewrites"][op] = {{"total", r.mutants}, {"equivalent", r.survived}, {"unbuildable", r.unbuildable}, {"disproven", r.disproven}};
     write_file_atomic(args.json, j.dump(2) + "\n");
   }
   (void)mt;

@@ -1,31 +1,14 @@
 // VOPC: vector compares. D (VCC for e32, an SGPR pair for e64) = one bit per lane, 0 for inactive
-// lanes; v_cmpx_* also write EXEC. Float compares follow IEEE (ordered/unordered as the name says).
+// lanes; v_cmpx_* also write EXEC. Integer and float compares are generic (int_units.h, float_units.h).
 #include <cmath>
 
 #include <bit>
 
 #include "emu/alu.h"
+#include "emu/semantics/float_units.h"
 #include "emu/semantics/int_units.h"
 
 namespace asmevo::emu::sem {
-
-#define ASMEVO_FCMP(pre, sfx, T, flags)                                                                         \
-  valu<[](T a, T b) { return false; }>(r, pre "_f_" sfx, Category::Vector, flags);                            \
-  valu<[](T a, T b) { return a < b; }>(r, pre "_lt_" sfx, Category::Vector, flags);                           \
-  valu<[](T a, T b) { return a == b; }>(r, pre "_eq_" sfx, Category::Vector, flags);                          \
-  valu<[](T a, T b) { return a <= b; }>(r, pre "_le_" sfx, Category::Vector, flags);                          \
-  valu<[](T a, T b) { return a > b; }>(r, pre "_gt_" sfx, Category::Vector, flags);                           \
-  valu<[](T a, T b) { return a < b || a > b; }>(r, pre "_lg_" sfx, Category::Vector, flags);                  \
-  valu<[](T a, T b) { return a >= b; }>(r, pre "_ge_" sfx, Category::Vector, flags);                          \
-  valu<[](T a, T b) { return !std::isnan(a) && !std::isnan(b); }>(r, pre "_o_" sfx, Category::Vector, flags); \
-  valu<[](T a, T b) { return std::isnan(a) || std::isnan(b); }>(r, pre "_u_" sfx, Category::Vector, flags);   \
-  valu<[](T a, T b) { return !(a >= b); }>(r, pre "_nge_" sfx, Category::Vector, flags);                      \
-  valu<[](T a, T b) { return !(a < b || a > b); }>(r, pre "_nlg_" sfx, Category::Vector, flags);              \
-  valu<[](T a, T b) { return !(a > b); }>(r, pre "_ngt_" sfx, Category::Vector, flags);                       \
-  valu<[](T a, T b) { return !(a <= b); }>(r, pre "_nle_" sfx, Category::Vector, flags);                      \
-  valu<[](T a, T b) { return !(a == b); }>(r, pre "_neq_" sfx, Category::Vector, flags);                      \
-  valu<[](T a, T b) { return !(a < b); }>(r, pre "_nlt_" sfx, Category::Vector, flags);                       \
-  valu<[](T a, T b) { return true; }>(r, pre "_tru_" sfx, Category::Vector, flags);
 
 // v_cmp_class: S1 is a mask of classes (0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0,
 // 6 +0, 7 +denormal, 8 +normal, 9 +inf). sNaN vs qNaN by the quiet bit.
@@ -50,10 +33,7 @@ template <class T> bool fp_class(T a, u32 mask) {
 void register_vopc(Registry& r) {
   EmuUnits units{r};
   int_vopc_units(units);  // integer compares: generic (emu/semantics/int_units.h)
-  ASMEVO_FCMP("v_cmp", "f32", float, 0)
-  ASMEVO_FCMP("v_cmp", "f64", double, 0)
-  ASMEVO_FCMP("v_cmpx", "f32", float, kWritesExec)
-  ASMEVO_FCMP("v_cmpx", "f64", double, kWritesExec)
+  float_vopc_units(units);  // float compares: generic (emu/semantics/float_units.h)
   valu<[](float a, u32 m) { return fp_class(a, m); }>(r, "v_cmp_class_f32");
   valu<[](double a, u32 m) { return fp_class(a, m); }>(r, "v_cmp_class_f64");
   valu<[](float a, u32 m) { return fp_class(a, m); }>(r, "v_cmpx_class_f32", Category::Vector, kWritesExec);

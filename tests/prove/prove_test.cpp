@@ -87,13 +87,66 @@ TEST(Prove, MemoryAliasingIsTheSolversToDecide) {
 }
 
 TEST(Prove, UninterpretedFunctionsProveEqualUsesAndNeverDisproveAlone) {
-  // Float ops have no generic definition yet: uninterpreted, sound for equality.
-  auto r = prove({"v_mul_f32_e32 v1, v2, v3", "v_add_u32_e32 v4, v5, v6"}, {"v_add_u32_e32 v4, v5, v6", "v_mul_f32_e32 v1, v2, v3"});
+  // Transcendentals have no generic definition: uninterpreted, sound for equality.
+  auto r = prove({"v_exp_f32_e32 v1, v2", "v_add_u32_e32 v4, v5, v6"}, {"v_add_u32_e32 v4, v5, v6", "v_exp_f32_e32 v1, v2"});
   EXPECT_EQ(r.verdict, Verdict::Proven) << r.to_text();
   EXPECT_TRUE(r.uninterpreted);
-  auto m = prove({"v_mul_f32_e32 v1, v2, v3"}, {"v_add_f32_e32 v1, v2, v3"});
+  auto m = prove({"v_exp_f32_e32 v1, v2"}, {"v_log_f32_e32 v1, v2"});
   EXPECT_NE(m.verdict, Verdict::Proven) << m.to_text();
   if (m.verdict == Verdict::Disproven) EXPECT_TRUE(m.confirmed) << m.to_text();
+}
+
+program::RegSet live_vcc() {
+  program::RegSet live;
+  live.bits.set(program::RegSet::kVcc), live.bits.set(program::RegSet::kVcc + 1);
+  return live;
+}
+
+TEST(Prove, FloatsAreIeeeTerms) {
+  // The same IEEE fma written two ways (and the same NaN function of the same operand bits).
+  EXPECT_EQ(prove({"v_fma_f32 v1, v2, v3, v4"}, {"v_mov_b32_e32 v1, v4", "v_fmac_f32_e32 v1, v2, v3"}).verdict, Verdict::Proven);
+  // A mirrored compare is the same predicate; an ordered compare's negation is not (NaN).
+  EXPECT_EQ(prove({"v_cmp_lt_f32_e32 vcc, v1, v2"}, {"v_cmp_gt_f32_e64 vcc, v2, v1"}).verdict, Verdict::Proven);
+  auto nan = prove({"v_cmp_lt_f32_e32 vcc, v1, v2"}, {"v_cmp_nge_f32_e32 vcc, v1, v2"});
+  EXPECT_EQ(nan.verdict, Verdict::Disproven) << nan.to_text();
+  EXPECT_TRUE(nan.confirmed);
+  // An IEEE fact: x - y is x + (-y), so as a compare operand they are interchangeable (the compare
+  // result has no NaN bits; as stored values their NaN payloads are different functions).
+  const program::RegSet vcc = live_vcc();
+  // (One lane under EXEC: each lane's unsat proof bit-blasts an f32 adder; one is enough here.)
+  auto sub = prove({"s_mov_b64 exec, 1", "v_sub_f32_e32 v1, v2, v3", "v_cmp_gt_f32_e32 vcc, v4, v1"},
+                   {"s_mov_b64 exec, 1", "v_add_f32_e64 v1, v2, -v3", "v_cmp_gt_f32_e32 vcc, v4, v1"}, &vcc);
+  EXPECT_EQ(sub.verdict, Verdict::Proven) << sub.to_text();
+  // Integer to float conversions round to nearest even: 2^24 + 1 is not exact.
+  auto cvt = prove({"v_cvt_f32_i32_e32 v1, v2", "v_cvt_i32_f32_e32 v1, v1"}, {"v_mov_b32_e32 v1, v2"});
+  EXPECT_EQ(cvt.verdict, Verdict::Disproven) << cvt.to_text();
+  EXPECT_TRUE(cvt.confirmed);
+}
+
+TEST(Prove, RangeCheckMulToAddIsDisprovenNearItsThreshold) {
+  // softmax's exp2 underflow test: x * log2(e) < -126 (the mutant computes x + log2(e)). Only the
+  // compare is live: the solver has to find an x between the two thresholds.
+  const program::RegSet vcc = live_vcc();
+  auto r = prove({"v_mul_f32_e32 v1, 0x3fb8aa3b, v0", "v_cmp_gt_f32_e32 vcc, 0xc2fc0000, v1"},
+                 {"v_add_f32_e32 v1, 0x3fb8aa3b, v0", "v_cmp_gt_f32_e32 vcc, 0xc2fc0000, v1"}, &vcc);
+  ASSERT_EQ(r.verdict, Verdict::Disproven) << r.to_text();
+  EXPECT_TRUE(r.confirmed) << r.to_text();
+  EXPECT_NE(r.counterexample.find("v0[lane"), std::string::npos) << r.counterexample;
+}
+
+TEST(Prove, DenormalFlushFollowsTheKernelsMode) {
+  // |x| below the smallest normal is "x == 0" only when MODE flushes f32 denormals.
+  const program::RegSet vcc = live_vcc();
+  const std::vector<std::string> a = {"s_mov_b32 s0, 0x800000", "v_cmp_eq_f32_e32 vcc, 0, v2"};
+  const std::vector<std::string> b = {"s_mov_b32 s0, 0x800000", "v_cmp_lt_f32_e64 vcc, |v2|, s0"};
+  ProofOptions o;
+  o.timeout_ms = 10000;
+  o.mode_bits = 0x0;  // FP_DENORM 0: flush
+  EXPECT_EQ(prove_window(a, b, &vcc, o).verdict, Verdict::Proven);
+  o.mode_bits = 0xf0;  // keep denormals
+  auto keep = prove_window(a, b, &vcc, o);
+  EXPECT_EQ(keep.verdict, Verdict::Disproven) << keep.to_text();
+  EXPECT_TRUE(keep.confirmed);
 }
 
 TEST(Prove, ControlFlowAndUnsupportedAreUnknown) {
