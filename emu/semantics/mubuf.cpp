@@ -29,7 +29,7 @@
 // s_waitcnt; store data is read from the VGPRs at issue (gfx9 needs no wait before reuse).
 // Offsets are summed in 64 bits (no 32-bit wrap-around of VGPR offset + instruction offset).
 // Not implemented (stop the run, naming the instruction): `lds` loads (M0-addressed LDS
-// destination), `tfe`/`lwe`, format loads/stores (buffer_load_format_*, tbuffer_*). The packed
+// destination), `tfe`/`lwe`. Format loads/stores (buffer_*_format_*, tbuffer_*): mubuf_format.cpp. The packed
 // f16/bf16 add and f64 min/max atomics share their operators with GLOBAL/FLAT (atomic_ops.h).
 #include <bit>
 #include <cstring>
@@ -39,85 +39,16 @@
 
 #include "emu/alu.h"
 #include "emu/semantics/atomic_ops.h"
+#include "emu/semantics/buffer_addr.h"
 #include "emu/semantics/vmem_data.h"
 
 namespace asmevo::emu::sem {
 namespace {
 
 using vmem::DataOp;
-
-struct Rsrc {
-  uint64_t base = 0;
-  uint32_t stride = 0, num_records = 0, index_stride = 64;
-  bool swizzle = false, add_tid = false;
-};
-
-Rsrc read_rsrc(const Wave& w, const Operand& o) {
-  const uint32_t w0 = w.s[o.index], w1 = w.s[o.index + 1], w2 = w.s[o.index + 2], w3 = w.s[o.index + 3];
-  Rsrc r;
-  r.base = w0 | static_cast<uint64_t>(w1 & 0xffffu) << 32;
-  r.stride = (w1 >> 16) & 0x3fffu;
-  r.swizzle = w1 >> 31 & 1;
-  r.num_records = w2;
-  r.index_stride = 8u << ((w3 >> 21) & 3u);
-  r.add_tid = w3 >> 23 & 1;
-  if (r.add_tid) r.stride |= ((w3 >> 15) & 0xfu) << 14;
-  return r;
-}
-
-// Per-instruction addressing state (operands decoded once per execution, lanes computed on demand).
-struct Addressing {
-  Rsrc rs;
-  uint64_t soffset = 0;
-  const Operand* vaddr = nullptr;
-  bool idxen = false, offen = false;
-  uint64_t inst_offset = 0;
-
-  // Device address of byte `extra` of lane l's access; false when that component is out of range.
-  bool component(const Wave& w, unsigned l, uint64_t extra, uint64_t& addr) const {
-    uint64_t index = 0, offset = inst_offset + extra;
-    if (vaddr && vaddr->kind == Operand::VGPR) {
-      if (idxen) index = w.v[vaddr->index][l];
-      if (offen) offset += w.v[vaddr->index + (idxen ? 1 : 0)][l];
-    }
-    if (rs.add_tid) index += l;
-    if (idxen && rs.stride != 0) {
-      if (index >= rs.num_records) return false;  // structured buffer
-    } else if (!(rs.add_tid && !idxen)) {
-      if (offset >= rs.num_records) return false;  // raw buffer
-    }
-    uint64_t boff;
-    if (rs.swizzle) {
-      uint64_t is = rs.index_stride;
-      boff = ((index / is) * rs.stride + (offset / 4) * 4) * is + (index % is) * 4 + offset % 4;
-    } else {
-      boff = offset + static_cast<uint64_t>(rs.stride) * index;
-    }
-    addr = rs.base + soffset + boff;
-    return true;
-  }
-};
-
-Addressing addressing(const Wave& w, const ExecInst& in, const Operand& vaddr, const Operand& srsrc,
-                      const Operand& soffset) {
-  Addressing a;
-  a.rs = read_rsrc(w, srsrc);
-  a.soffset = static_cast<uint32_t>(scalar_bits(w, soffset));
-  a.vaddr = &vaddr;
-  a.idxen = in.mods.idxen;
-  a.offen = in.mods.offen;
-  a.inst_offset = static_cast<uint64_t>(in.mods.offset);
-  return a;
-}
-
-void refuse_unmodelled(ExecContext& ctx, const Wave& w, const ExecInst& in) {
-  if (in.mods.lds)
-    fail(ctx, w, in, "buffer loads to LDS (`lds`) are not implemented by the emulator", -1, 0,
-         "implement the M0-addressed LDS destination in emu/semantics/mubuf.cpp");
-  if (in.mods.tfe || in.mods.lwe)
-    fail(ctx, w, in, "buffer accesses with tfe/lwe are not implemented by the emulator", -1, 0,
-         "implement the extra status dword in emu/semantics/mubuf.cpp");
-}
+using buffer::addressing;
+using buffer::Addressing;
+using buffer::refuse_unmodelled;
 
 // buffer_load_<op> vdata, vaddr|off, srsrc, soffset [offen] [idxen] [offset:N]
 template <DataOp Op> void load(ExecContext& ctx, Wave& w, const ExecInst& in) {
