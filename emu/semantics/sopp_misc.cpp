@@ -15,7 +15,8 @@
 //       message on lgkmcnt with no effect on the dispatch; every other message (GS, halt, save-wave,
 //       stall wave generation, doorbell, system) stops the run naming it.
 // Not here (unsupported, docs/emulator.md): s_sendmsghalt (halts), s_endpgm_saved (context-save trap
-// handler), s_endpgm_ordered_ps_done (pixel shaders), s_rfe_* (trap return), s_cbranch_{g,i}_fork/join.
+// handler), s_endpgm_ordered_ps_done (pixel shaders), s_rfe_* (trap return). The branch-stack forks/join:
+// fork_join.cpp.
 #include <fmt/format.h>
 
 #include "emu/alu.h"

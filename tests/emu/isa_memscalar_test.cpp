@@ -222,6 +222,31 @@ TEST_P(MemScalarArchs, HostAndDebuggerSopps) {
             std::string::npos);
 }
 
+TEST_P(MemScalarArchs, ForkAndJoin) {
+  // Lanes 0..19 pass (20 < 44 failing lanes: the passing side runs first, {fail EXEC, next PC} is pushed to
+  // s[0:3] with CSP 0 -> 1); the join pops to the failing side; the second join (CSP == saved 0) falls through.
+  // The kernel saves EXEC and s[2:3] (the stack entry overwrites s0..s3) around the construct, as a compiler would.
+  auto r = run_snippet(GetParam(), R"(
+  s_mov_b64 s[42:43], exec
+  s_mov_b64 s[44:45], s[2:3]
+  s_mov_b32 s40, 0                  // the CSP before the fork
+  v_mov_b32 v10, 0
+  v_cmp_gt_u32 vcc, 20, v0
+  s_cbranch_i_fork vcc, .Lpass
+  v_add_u32 v10, 1, v10             // failing lanes
+  s_branch .Ljoin
+.Lpass:
+  v_add_u32 v10, 2, v10             // passing lanes
+.Ljoin:
+  s_cbranch_join s40
+  v_mov_b32 v11, s1                 // the pushed entry's EXEC high half (failing lanes 32..63)
+  s_mov_b64 exec, s[42:43]
+  s_mov_b64 s[2:3], s[44:45]
+)", 2);
+  for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(r.at(l, 0, 2), l < 20 ? 2u : 1u) << l;
+  EXPECT_EQ(r.at(40, 1, 2), 0xffffffffu);
+}
+
 TEST(EmuMemScalar, LdsDmaLandsAtTheVmcntWait) {
   // global_load_lds_dword writes LDS when the load completes: a ds_read before s_waitcnt vmcnt sees the old
   // dword (so a candidate that drops that wait differs from the original under verify).
