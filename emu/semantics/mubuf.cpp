@@ -171,7 +171,7 @@ template <class T> void add_atomics(Registry& r, const char* sfx) {
   add_atomic<T, [](T m, T d, T) { return (m == 0 || m > d) ? d : T(m - 1); }>(r, nm("dec"));
 }
 
-// buffer_wbinvl1, buffer_wbinvl1_vol, buffer_wbl2, buffer_inv: cache write-back / invalidate. The
+// buffer_wbinvl1, buffer_wbinvl1_vol, buffer_wbl2, buffer_invl2 (gfx90a), buffer_inv: cache write-back / invalidate. The
 // emulator's memory is always coherent, so they move no data; they are memory operations counted on
 // vmcnt (AMDGPUUsage memory model: "s_waitcnt vmcnt(0)" after buffer_wbl2 waits for the write-back).
 void cache_control(ExecContext&, Wave& w, const ExecInst& in) {
@@ -192,7 +192,7 @@ void register_mubuf(Registry& r) {
   add_atomic<uint32_t, [](uint32_t m, uint32_t d, uint32_t) { return atomic_ops::pk_add_bf16(m, d); }>(r, "pk_add_bf16");
   add_atomic<uint64_t, [](uint64_t m, uint64_t d, uint64_t) { return atomic_ops::min_f64(m, d); }>(r, "min_f64");
   add_atomic<uint64_t, [](uint64_t m, uint64_t d, uint64_t) { return atomic_ops::max_f64(m, d); }>(r, "max_f64");
-  for (const char* m : {"buffer_wbinvl1", "buffer_wbinvl1_vol", "buffer_wbl2", "buffer_inv"})
+  for (const char* m : {"buffer_wbinvl1", "buffer_wbinvl1_vol", "buffer_wbl2", "buffer_invl2", "buffer_inv"})
     custom(r, m, &cache_control, Category::Memory, {}, {}, kVariadic, kVm);
   vmem::for_each_load([&](const char* sfx, auto tag) {
     custom(r, (std::string("buffer_load_") + sfx).c_str(), &load<decltype(tag)::op>, Category::Memory, {Ty::Any},

@@ -222,6 +222,21 @@ TEST_P(MemScalarArchs, HostAndDebuggerSopps) {
             std::string::npos);
 }
 
+TEST(EmuMemScalar, CacheInvalidateL2) {
+  // gfx90a buffer_invl2: the emulator's memory is coherent, so an L2 invalidate moves no data; a store before it
+  // is read back after it (and it counts on vmcnt like buffer_wbl2).
+  auto r = run_snippet("gfx90a", std::string(kLaneAddr) + R"(
+  v_mov_b32 v1, 42
+  global_store_dword v[30:31], v1, off
+  buffer_wbl2
+  buffer_invl2
+  s_waitcnt vmcnt(0)
+  global_load_dword v10, v[30:31], off
+  s_waitcnt vmcnt(0)
+)", 1);
+  EXPECT_EQ(r.at(7, 0, 1), 42u);
+}
+
 TEST_P(MemScalarArchs, ForkAndJoin) {
   // Lanes 0..19 pass (20 < 44 failing lanes: the passing side runs first, {fail EXEC, next PC} is pushed to
   // s[0:3] with CSP 0 -> 1); the join pops to the failing side; the second join (CSP == saved 0) falls through.
