@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <type_traits>
 
 #include "emu/alu.h"
 
@@ -330,7 +331,7 @@ void ds_permute_b32(ExecContext& ctx, Wave& w, const ExecInst& in) {
 // tile: element r of lane i = element i of lane r of its block), our inference like b4: needs hardware
 // confirmation.
 template <unsigned Bits, unsigned Width = 64> void ds_read_tr(ExecContext& ctx, Wave& w, const ExecInst& in) {
-  using U = unsigned __int128;
+  using U = std::conditional_t<(Width > 64), unsigned __int128, uint64_t>;  // 64-bit math for the b64 reads
   constexpr unsigned E = Width / Bits, LanesPerRow = 16 / E, Dwords = Width / 32;
   constexpr U kMask = (U(1) << Bits) - 1;
   check_gds(ctx, w, in);
