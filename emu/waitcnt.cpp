@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "emu/wave.h"
 #include "program/instruction.h"
 
@@ -68,6 +70,8 @@ void WaitcntState::wait(Wave& w, unsigned vm, unsigned lgkm, unsigned exp) {
       for (const PendingWrite& pw : it->writes) {
         if (pw.file == 0) {
           for (unsigned r = 0; r < pw.count; ++r) masked_store(w.v[pw.reg + r].lane, pw.data.data() + r * kWaveSize, pw.lanes);
+        } else if (pw.file == 2) {
+          for (size_t i = 0; i + 1 < pw.data.size(); i += 2) std::memcpy(pw.lds + pw.data[i], &pw.data[i + 1], 4);
         } else {
           for (unsigned r = 0; r < pw.count; ++r) w.s[pw.reg + r] = pw.data[r];
         }

@@ -11,7 +11,8 @@
 // Until then, an instruction that reads one of its destination registers, or writes one (except a
 // later in-order VMEM load writing the same register), is a "waitcnt violation". Ops may also lock
 // source registers (store data that the hardware reads late): writing them before completion is a
-// violation too (gfx9 VMEM/DS stores read their data at issue, so they lock nothing).
+// violation too (gfx9 VMEM/DS stores read their data at issue, so they lock nothing). Loads to LDS
+// (global_load_lds_*) write LDS at completion as well, so LDS read before the covering vmcnt wait is stale.
 #pragma once
 #include <bitset>
 #include <cstdint>
@@ -28,7 +29,10 @@ struct Wave;
 enum CounterBits : uint8_t { kVm = 1, kLgkm = 2, kExp = 4 };
 
 struct PendingWrite {
-  uint8_t file = 0;        // 0 VGPR (unified index), 1 scalar (Wave::s index)
+  // 0 VGPR (unified index), 1 scalar (Wave::s index), 2 LDS dwords (loads to LDS: `data` holds
+  // {byte offset into `lds`, value} pairs; no register is written, so no violation check applies).
+  uint8_t file = 0;
+  uint8_t* lds = nullptr;  // file 2: the workgroup's LDS
   uint16_t reg = 0, count = 0;
   uint64_t lanes = 0;      // VGPR: lanes written
   std::vector<uint32_t> data;  // VGPR: count * 64 (register-major); scalar: count

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <type_traits>
 
 #include "emu/alu.h"
 
@@ -326,28 +327,120 @@ void ds_permute_b32(ExecContext& ctx, Wave& w, const ExecInst& in) {
 // per lane); Triton 3.6's gfx950 fp8 GEMM (corpus/triton fp8_gemm_kernel), which reads B with
 // ds_read_b64_tr_b8, matches its NumPy reference with it. b4 needs hardware confirmation. Inactive
 // lanes contribute 0.
-template <unsigned Bits> void ds_read_b64_tr(ExecContext& ctx, Wave& w, const ExecInst& in) {
-  constexpr unsigned E = 64 / Bits, LanesPerRow = 16 / E;
-  constexpr uint64_t kMask = (1ull << Bits) - 1;
+// ds_read_b96_tr_b6 (gfx950) is the same rule with 96-bit reads of 16 6-bit elements (E = 16, a 16 x 16
+// tile: element r of lane i = element i of lane r of its block), our inference like b4: needs hardware
+// confirmation.
+template <unsigned Bits, unsigned Width = 64> void ds_read_tr(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  using U = std::conditional_t<(Width > 64), unsigned __int128, uint64_t>;  // 64-bit math for the b64 reads
+  constexpr unsigned E = Width / Bits, LanesPerRow = 16 / E, Dwords = Width / 32;
+  constexpr U kMask = (U(1) << Bits) - 1;
   check_gds(ctx, w, in);
   const u64 exec = w.exec();
   const uint64_t off = static_cast<uint64_t>(in.mods.offset);
-  uint64_t v[kWaveSize] = {};
+  U v[kWaveSize] = {};
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     uint64_t a = lane_addr(w, in.src[0], l, off);
-    v[l] = rd32(ctx, a, l) | static_cast<uint64_t>(rd32(ctx, a + 4, l)) << 32;
+    for (unsigned d = 0; d < Dwords; ++d) v[l] |= U(rd32(ctx, a + 4 * d, l)) << (32 * d);
   }
-  PendingWrite pw = dest(in.dst[0], 2, exec);
+  PendingWrite pw = dest(in.dst[0], Dwords, exec);
   for (unsigned l = 0; l < kWaveSize; ++l) {
     unsigned b = l & ~15u, i = l & 15;
-    uint64_t out = 0;
+    U out = 0;
     for (unsigned r = 0; r < E; ++r) out |= (v[b + LanesPerRow * r + i / E] >> (Bits * (i % E)) & kMask) << (Bits * r);
-    pw.data[l] = static_cast<u32>(out);
-    pw.data[kWaveSize + l] = static_cast<u32>(out >> 32);
+    for (unsigned d = 0; d < Dwords; ++d) pw.data[d * kWaveSize + l] = static_cast<u32>(out >> (32 * d));
   }
   issue(w, in, &pw);
 }
+
+// ---- M0-addressed and exchange ops ------------------------------------------------------------
+// Sources: AMD Vega/CDNA ISA DS opcode descriptions as CLRX's GCN 1.4 notes restate them (doc/GcnInstrsDs.md)
+// and LLVM's ds.append tests (M0 = the LDS pointer, the instruction offset added). M0 is a byte address
+// (see vmem::LdsDma: the same rule for every M0-based LDS address; CLRX states M0[15:0], which agrees for
+// every address below 64 KiB).
+
+// ds_append / ds_consume vdst [offset:N]: one wave-level atomic on the dword at M0 + offset: every active lane
+// gets the old value, and the dword grows (append) or shrinks (consume) by the number of active lanes.
+// With `gds` they count in global data share: refused (check_gds).
+template <bool Append> void ds_append_consume(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  check_gds(ctx, w, in);
+  const u64 exec = w.exec();
+  const uint64_t a = static_cast<uint64_t>(w.s[kM0]) + static_cast<uint64_t>(in.mods.offset);
+  PendingWrite pw = dest(in.dst[0], 1, exec);
+  const u32 old = rd32(ctx, a, 0);
+  const u32 n = static_cast<u32>(std::popcount(exec));
+  if (exec) wr32(ctx, a, Append ? old + n : old - n, 0);
+  for (unsigned l = 0; l < kWaveSize; ++l) pw.data[l] = old;
+  issue(w, in, &pw);
+}
+
+// ds_read_addtid_b32 vdst [offset:N] / ds_write_addtid_b32 vdata [offset:N]: lane l's dword at
+// M0 + offset + 4 * l (no address VGPR).
+void ds_read_addtid_b32(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  check_gds(ctx, w, in);
+  const u64 exec = w.exec();
+  const uint64_t base = static_cast<uint64_t>(w.s[kM0]) + static_cast<uint64_t>(in.mods.offset);
+  PendingWrite pw = dest(in.dst[0], 1, exec);
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    if (exec >> l & 1) pw.data[l] = rd32(ctx, base + 4 * l, l);
+  issue(w, in, &pw);
+}
+void ds_write_addtid_b32(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  check_gds(ctx, w, in);
+  const u64 exec = w.exec();
+  const uint64_t base = static_cast<uint64_t>(w.s[kM0]) + static_cast<uint64_t>(in.mods.offset);
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    if (exec >> l & 1) wr32(ctx, base + 4 * l, w.v[in.src[0].index][l], l);
+  issue(w, in, nullptr);
+}
+
+// ds_wrxchg2[st64]_rtn_b32/b64 vdst, addr, data0, data1 offset0:A offset1:B: two exchanges, at
+// ADDR + A*S and ADDR + B*S (S = element size, x64 for st64); VDST gets both old values (first, then second).
+template <unsigned Bytes, unsigned Stride> void ds_wrxchg2(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  check_gds(ctx, w, in);
+  constexpr unsigned n = Bytes / 4;
+  const u64 exec = w.exec();
+  PendingWrite pw = dest(in.dst[0], 2 * n, exec);
+  const uint64_t o[2] = {static_cast<uint64_t>(in.mods.offset) * Bytes * Stride, static_cast<uint64_t>(in.mods.offset1) * Bytes * Stride};
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!(exec >> l & 1)) continue;
+    const uint64_t a = w.v[in.src[0].index][l];
+    for (unsigned k = 0; k < 2; ++k)
+      for (unsigned d = 0; d < n; ++d) {
+        pw.data[(k * n + d) * kWaveSize + l] = rd32(ctx, a + o[k] + 4 * d, l);
+        wr32(ctx, a + o[k] + 4 * d, w.v[in.src[1 + k].index + d][l], l);
+      }
+  }
+  issue(w, in, &pw);
+}
+
+// ds_condxchg32_rtn_b64 vdst[2], addr, data[2] [offset:N]: for each of the two dwords at ADDR and ADDR + 4:
+// VDST[d] = the old dword; if DATA[d] bit 31 is set the dword becomes DATA[d] with bit 31 cleared (Vega ISA
+// "conditional write exchange"; not in CLRX's notes: needs hardware confirmation).
+void ds_condxchg32_rtn_b64(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  check_gds(ctx, w, in);
+  const u64 exec = w.exec();
+  PendingWrite pw = dest(in.dst[0], 2, exec);
+  const uint64_t off = static_cast<uint64_t>(in.mods.offset);
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!(exec >> l & 1)) continue;
+    const uint64_t a = lane_addr(w, in.src[0], l, off);
+    for (unsigned d = 0; d < 2; ++d) {
+      const u32 data = w.v[in.src[1].index + d][l];
+      pw.data[d * kWaveSize + l] = rd32(ctx, a + 4 * d, l);
+      if (data >> 31) wr32(ctx, a + 4 * d, data & 0x7fffffffu, l);
+    }
+  }
+  issue(w, in, &pw);
+}
+
+// ds_nop: no LDS access; counted on lgkmcnt like every DS instruction.
+void ds_nop(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  check_gds(ctx, w, in);
+  issue(w, in, nullptr);
+}
+
+
 
 // ---- Registration ------------------------------------------------------------------------------
 
@@ -445,12 +538,25 @@ void register_ds(Registry& r) {
   add(r, "ds_swizzle_b32", ds_swizzle_b32, true);
   add(r, "ds_bpermute_b32", ds_bpermute_b32, true);
   add(r, "ds_permute_b32", ds_permute_b32, true);
-  add(r, "ds_read_b64_tr_b16", ds_read_b64_tr<16>, true);
-  add(r, "ds_read_b64_tr_b8", ds_read_b64_tr<8>, true);
-  add(r, "ds_read_b64_tr_b4", ds_read_b64_tr<4>, true);
-  // Not implemented (pre-decode names them): ds_read_addtid_b32 / ds_write_addtid_b32 (M0-based),
-  // ds_append / ds_consume / ds_gws_* / GDS, ds_wrxchg2*, ds_condxchg32, the other gfx950
-  // transpose read ds_read_b96_tr_b6, ds_*_src2_*.
+  add(r, "ds_read_b64_tr_b16", ds_read_tr<16>, true);
+  add(r, "ds_read_b64_tr_b8", ds_read_tr<8>, true);
+  add(r, "ds_read_b64_tr_b4", ds_read_tr<4>, true);
+  add(r, "ds_read_b96_tr_b6", ds_read_tr<6, 96>, true);
+  // M0-addressed, exchange and wrap ops.
+  add(r, "ds_append", ds_append_consume<true>, true);
+  add(r, "ds_consume", ds_append_consume<false>, true);
+  add(r, "ds_read_addtid_b32", ds_read_addtid_b32, true);
+  add(r, "ds_write_addtid_b32", ds_write_addtid_b32, false);
+  add(r, "ds_wrxchg2_rtn_b32", ds_wrxchg2<4, 1>, true);
+  add(r, "ds_wrxchg2_rtn_b64", ds_wrxchg2<8, 1>, true);
+  add(r, "ds_wrxchg2st64_rtn_b32", ds_wrxchg2<4, 64>, true);
+  add(r, "ds_wrxchg2st64_rtn_b64", ds_wrxchg2<8, 64>, true);
+  add(r, "ds_condxchg32_rtn_b64", ds_condxchg32_rtn_b64, true);
+  // ds_wrap_rtn_b32: MEM = MEM >= DATA ? MEM - DATA : MEM + DATA2; VDST = the old MEM (ring-buffer wrap).
+  add(r, "ds_wrap_rtn_b32", ds_atomic<u32, [](u32 m, u32 d, u32 d2, bool) { return m >= d ? m - d : m + d2; }, 2, true>, true);
+  add(r, "ds_nop", ds_nop, false);
+  // Not implemented (pre-decode names them): ds_gws_*, ds_ordered_count, ds_*_src2_* and anything with
+  // `gds` (global data share: a multi-dispatch model), see docs/emulator.md "Unsupported, and why".
 }
 
 }  // namespace asmevo::emu::sem

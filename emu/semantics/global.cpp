@@ -6,9 +6,12 @@
 //
 // Addresses: GLOBAL with saddr "off": ADDR = VADDR[63:0] + offset; with an SGPR pair saddr:
 // ADDR = SADDR + zext(VADDR[31:0]) + offset. FLAT: ADDR = VADDR[63:0] + offset.
+// D16 byte/short loads keep the other half of VDST; global_load_lds_* (gfx942/gfx950) write LDS instead of
+// VGPRs (vmem::LdsDma in vmem_data.h).
 #include <cstring>
 
 #include "emu/alu.h"
+#include "emu/semantics/vmem_data.h"
 
 namespace asmevo::emu::sem {
 namespace {
@@ -71,6 +74,53 @@ template <Form F, unsigned Bytes, bool Signed> void load(ExecContext& ctx, Wave&
   w.wc.issue(std::move(op));
 }
 
+// D16 loads of a byte or short (ISA "16-bit Memory Operations"): the element, zero- or sign-extended to
+// 16 bits, replaces the low (`_d16`) or high (`_d16_hi`) half of VDST; the other half keeps its value
+// (vmem::load_value). The destination is pending until the covering s_waitcnt (writing it earlier is a
+// waitcnt violation), so its value at issue is its value at completion.
+template <Form F, vmem::DataOp Op> void load_d16(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  const Operand& vaddr = in.src[0];
+  const Operand saddr = in.nsrc > 1 ? in.src[1] : Operand{};
+  const uint64_t exec = w.exec();
+  const uint32_t* old = w.v[in.dst[0].index].lane;
+  PendingWrite pw;
+  pw.file = 0;
+  pw.reg = in.dst[0].index;
+  pw.count = 1;
+  pw.lanes = exec;
+  pw.data.assign(kWaveSize, 0);
+  bool lds = false;
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!(exec >> l & 1)) continue;
+    uint32_t raw = 0;
+    std::memcpy(&raw, lane_ptr(ctx, w, in, F, lane_address(w, in, vaddr, saddr, l), Op.bytes, false, l, lds), Op.bytes);
+    pw.data[l] = vmem::load_value(old[l], raw, Op);
+  }
+  PendingOp op;
+  op.counters = static_cast<uint8_t>(kVm | (lds ? kLgkm : 0));
+  op.inst = &in;
+  op.writes.push_back(std::move(pw));
+  w.wc.issue(std::move(op));
+}
+
+// global_load_lds_<op> vaddr, saddr|off [offset:N]: each active lane's element goes to LDS at
+// M0 + offset + lane * 4 (16 for dwordx3/x4), not to VGPRs (vmem::LdsDma). Counted on vmcnt.
+template <vmem::DataOp Op> void load_lds(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  const Operand& vaddr = in.src[0];
+  const Operand saddr = in.nsrc > 1 ? in.src[1] : Operand{};
+  const uint64_t exec = w.exec();
+  vmem::LdsDma dst(ctx, w, in, Op);
+  bool lds = false;
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!(exec >> l & 1)) continue;
+    uint32_t words[4] = {};
+    const uint8_t* p = lane_ptr(ctx, w, in, Form::Global, lane_address(w, in, vaddr, saddr, l), Op.bytes * Op.count, false, l, lds);
+    std::memcpy(words, p, Op.bytes * Op.count);
+    dst.add(ctx, w, in, l, words, Op);
+  }
+  dst.issue(w, in);
+}
+
 // Stores of `Bytes` per lane; sub-dword stores take the data from bit `Shift` of the VGPR
 // (`_d16_hi` forms store the high half: ISA "FLAT ... STORE_SHORT_D16_HI / STORE_BYTE_D16_HI").
 template <Form F, unsigned Bytes, unsigned Shift = 0> void store(ExecContext& ctx, Wave& w, const ExecInst& in) {
@@ -112,6 +162,12 @@ template <Form F> void add_all(Registry& r, const char* pre) {
   L("sbyte", load<F, 1, true>);
   L("ushort", load<F, 2, false>);
   L("sshort", load<F, 2, true>);
+  L("ubyte_d16", load_d16<F, vmem::kUbyteD16>);
+  L("ubyte_d16_hi", load_d16<F, vmem::kUbyteD16Hi>);
+  L("sbyte_d16", load_d16<F, vmem::kSbyteD16>);
+  L("sbyte_d16_hi", load_d16<F, vmem::kSbyteD16Hi>);
+  L("short_d16", load_d16<F, vmem::kShortD16>);
+  L("short_d16_hi", load_d16<F, vmem::kShortD16Hi>);
   S("dword", store<F, 4>);
   S("dwordx2", store<F, 8>);
   S("dwordx3", store<F, 12>);
@@ -127,6 +183,16 @@ template <Form F> void add_all(Registry& r, const char* pre) {
 void register_global(Registry& r) {
   add_all<Form::Global>(r, "global");
   add_all<Form::Flat>(r, "flat");
+  auto lds = [&](const char* sfx, ExecFn fn) {
+    custom(r, (std::string("global_load_lds_") + sfx).c_str(), fn, Category::Memory, {}, {Ty::Any, Ty::Any}, kVariadic, kVm);
+  };
+  lds("dword", load_lds<vmem::kDword>);
+  lds("dwordx3", load_lds<vmem::kX3>);  // gfx950
+  lds("dwordx4", load_lds<vmem::kX4>);  // gfx950
+  lds("ubyte", load_lds<vmem::kUbyte>);
+  lds("sbyte", load_lds<vmem::kSbyte>);
+  lds("ushort", load_lds<vmem::kUshort>);
+  lds("sshort", load_lds<vmem::kSshort>);
 }
 
 }  // namespace asmevo::emu::sem

@@ -29,7 +29,7 @@
 // s_waitcnt; store data is read from the VGPRs at issue (gfx9 needs no wait before reuse).
 // Offsets are summed in 64 bits (no 32-bit wrap-around of VGPR offset + instruction offset).
 // Not implemented (stop the run, naming the instruction): `lds` loads (M0-addressed LDS
-// destination), `tfe`/`lwe`, format loads/stores (buffer_load_format_*, tbuffer_*). The packed
+// destination), `tfe`/`lwe`. Format loads/stores (buffer_*_format_*, tbuffer_*): mubuf_format.cpp. The packed
 // f16/bf16 add and f64 min/max atomics share their operators with GLOBAL/FLAT (atomic_ops.h).
 #include <bit>
 #include <cstring>
@@ -39,85 +39,16 @@
 
 #include "emu/alu.h"
 #include "emu/semantics/atomic_ops.h"
+#include "emu/semantics/buffer_addr.h"
 #include "emu/semantics/vmem_data.h"
 
 namespace asmevo::emu::sem {
 namespace {
 
 using vmem::DataOp;
-
-struct Rsrc {
-  uint64_t base = 0;
-  uint32_t stride = 0, num_records = 0, index_stride = 64;
-  bool swizzle = false, add_tid = false;
-};
-
-Rsrc read_rsrc(const Wave& w, const Operand& o) {
-  const uint32_t w0 = w.s[o.index], w1 = w.s[o.index + 1], w2 = w.s[o.index + 2], w3 = w.s[o.index + 3];
-  Rsrc r;
-  r.base = w0 | static_cast<uint64_t>(w1 & 0xffffu) << 32;
-  r.stride = (w1 >> 16) & 0x3fffu;
-  r.swizzle = w1 >> 31 & 1;
-  r.num_records = w2;
-  r.index_stride = 8u << ((w3 >> 21) & 3u);
-  r.add_tid = w3 >> 23 & 1;
-  if (r.add_tid) r.stride |= ((w3 >> 15) & 0xfu) << 14;
-  return r;
-}
-
-// Per-instruction addressing state (operands decoded once per execution, lanes computed on demand).
-struct Addressing {
-  Rsrc rs;
-  uint64_t soffset = 0;
-  const Operand* vaddr = nullptr;
-  bool idxen = false, offen = false;
-  uint64_t inst_offset = 0;
-
-  // Device address of byte `extra` of lane l's access; false when that component is out of range.
-  bool component(const Wave& w, unsigned l, uint64_t extra, uint64_t& addr) const {
-    uint64_t index = 0, offset = inst_offset + extra;
-    if (vaddr && vaddr->kind == Operand::VGPR) {
-      if (idxen) index = w.v[vaddr->index][l];
-      if (offen) offset += w.v[vaddr->index + (idxen ? 1 : 0)][l];
-    }
-    if (rs.add_tid) index += l;
-    if (idxen && rs.stride != 0) {
-      if (index >= rs.num_records) return false;  // structured buffer
-    } else if (!(rs.add_tid && !idxen)) {
-      if (offset >= rs.num_records) return false;  // raw buffer
-    }
-    uint64_t boff;
-    if (rs.swizzle) {
-      uint64_t is = rs.index_stride;
-      boff = ((index / is) * rs.stride + (offset / 4) * 4) * is + (index % is) * 4 + offset % 4;
-    } else {
-      boff = offset + static_cast<uint64_t>(rs.stride) * index;
-    }
-    addr = rs.base + soffset + boff;
-    return true;
-  }
-};
-
-Addressing addressing(const Wave& w, const ExecInst& in, const Operand& vaddr, const Operand& srsrc,
-                      const Operand& soffset) {
-  Addressing a;
-  a.rs = read_rsrc(w, srsrc);
-  a.soffset = static_cast<uint32_t>(scalar_bits(w, soffset));
-  a.vaddr = &vaddr;
-  a.idxen = in.mods.idxen;
-  a.offen = in.mods.offen;
-  a.inst_offset = static_cast<uint64_t>(in.mods.offset);
-  return a;
-}
-
-void refuse_unmodelled(ExecContext& ctx, const Wave& w, const ExecInst& in) {
-  if (in.mods.lds)
-    fail(ctx, w, in, "buffer loads to LDS (`lds`) are not implemented by the emulator", -1, 0,
-         "implement the M0-addressed LDS destination in emu/semantics/mubuf.cpp");
-  if (in.mods.tfe || in.mods.lwe)
-    fail(ctx, w, in, "buffer accesses with tfe/lwe are not implemented by the emulator", -1, 0,
-         "implement the extra status dword in emu/semantics/mubuf.cpp");
-}
+using buffer::addressing;
+using buffer::Addressing;
+using buffer::refuse_unmodelled;
 
 // buffer_load_<op> vdata, vaddr|off, srsrc, soffset [offen] [idxen] [offset:N]
 template <DataOp Op> void load(ExecContext& ctx, Wave& w, const ExecInst& in) {
@@ -240,7 +171,7 @@ template <class T> void add_atomics(Registry& r, const char* sfx) {
   add_atomic<T, [](T m, T d, T) { return (m == 0 || m > d) ? d : T(m - 1); }>(r, nm("dec"));
 }
 
-// buffer_wbinvl1, buffer_wbinvl1_vol, buffer_wbl2, buffer_inv: cache write-back / invalidate. The
+// buffer_wbinvl1, buffer_wbinvl1_vol, buffer_wbl2, buffer_invl2 (gfx90a), buffer_inv: cache write-back / invalidate. The
 // emulator's memory is always coherent, so they move no data; they are memory operations counted on
 // vmcnt (AMDGPUUsage memory model: "s_waitcnt vmcnt(0)" after buffer_wbl2 waits for the write-back).
 void cache_control(ExecContext&, Wave& w, const ExecInst& in) {
@@ -261,7 +192,7 @@ void register_mubuf(Registry& r) {
   add_atomic<uint32_t, [](uint32_t m, uint32_t d, uint32_t) { return atomic_ops::pk_add_bf16(m, d); }>(r, "pk_add_bf16");
   add_atomic<uint64_t, [](uint64_t m, uint64_t d, uint64_t) { return atomic_ops::min_f64(m, d); }>(r, "min_f64");
   add_atomic<uint64_t, [](uint64_t m, uint64_t d, uint64_t) { return atomic_ops::max_f64(m, d); }>(r, "max_f64");
-  for (const char* m : {"buffer_wbinvl1", "buffer_wbinvl1_vol", "buffer_wbl2", "buffer_inv"})
+  for (const char* m : {"buffer_wbinvl1", "buffer_wbinvl1_vol", "buffer_wbl2", "buffer_invl2", "buffer_inv"})
     custom(r, m, &cache_control, Category::Memory, {}, {}, kVariadic, kVm);
   vmem::for_each_load([&](const char* sfx, auto tag) {
     custom(r, (std::string("buffer_load_") + sfx).c_str(), &load<decltype(tag)::op>, Category::Memory, {Ty::Any},

@@ -15,6 +15,7 @@
 // memory; anything else stops the run as a memory fault (the hardware does not range-check scratch,
 // so such an access would silently hit another lane's or wave's data - the emulator reports it).
 // Timing: vmcnt, in order, like GLOBAL (emu/waitcnt.h).
+// scratch_load_lds_* (gfx942/gfx950) write the element to LDS instead of VGPRs (vmem::LdsDma, vmem_data.h).
 #include <cstring>
 
 #include "emu/alu.h"
@@ -123,6 +124,22 @@ template <DataOp Op> void store(ExecContext& ctx, Wave& w, const ExecInst& in) {
   w.wc.issue(std::move(op));
 }
 
+// scratch_load_lds_<op> vaddr|off, saddr|off [offset:N] (gfx942/gfx950): the lane's private element goes to
+// LDS at M0 + offset + lane * 4 (vmem::LdsDma), not to VGPRs. Counted on vmcnt.
+template <DataOp Op> void load_lds(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  ScratchAddr a = scratch_addr(ctx, w, in, in.src[0], in.nsrc > 1 ? &in.src[1] : nullptr);
+  vmem::LdsDma dst(ctx, w, in, Op);
+  const uint64_t exec = w.exec();
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!(exec >> l & 1)) continue;
+    const uint32_t b = a.lane_offset(w, l);
+    uint32_t words[4] = {};
+    for (unsigned d = 0; d < Op.count; ++d) words[d] = read_private(ctx, w, in, a, b + 4 * d, Op.bytes, l);
+    dst.add(ctx, w, in, l, words, Op);
+  }
+  dst.issue(w, in);
+}
+
 }  // namespace
 
 void register_scratch(Registry& r) {
@@ -134,6 +151,14 @@ void register_scratch(Registry& r) {
     custom(r, (std::string("scratch_store_") + sfx).c_str(), &store<decltype(tag)::op>, Category::Memory, {},
            {Ty::Any, Ty::Any, Ty::Any}, kVariadic, kVm);
   });
+  auto lds = [&](const char* sfx, ExecFn fn) {
+    custom(r, (std::string("scratch_load_lds_") + sfx).c_str(), fn, Category::Memory, {}, {Ty::Any, Ty::Any}, kVariadic, kVm);
+  };
+  lds("dword", load_lds<vmem::kDword>);
+  lds("ubyte", load_lds<vmem::kUbyte>);
+  lds("sbyte", load_lds<vmem::kSbyte>);
+  lds("ushort", load_lds<vmem::kUshort>);
+  lds("sshort", load_lds<vmem::kSshort>);
 }
 
 }  // namespace asmevo::emu::sem

@@ -61,4 +61,43 @@ template <class F> void for_each_store(F&& add) {
   add("byte", Tag<kByte>{}), add("short", Tag<kShort>{}), add("byte_d16_hi", Tag<kByteD16Hi>{}), add("short_d16_hi", Tag<kShortD16Hi>{});
 }
 
+// Loads to LDS ("LDS DMA": global_load_lds_*, scratch_load_lds_*; gfx942/gfx950, and buffer loads with `lds`
+// would share it). Sources: LLVM AMDGPUUsage "AMDGPU DMA Operations" (llvm.amdgcn.global.load.lds: M0 holds
+// the wave-uniform LDS base; the instruction offset applies to both the memory and the LDS address; the LDS
+// address is offset by 4 * lane_id for sizes up to 4 bytes and by 16 * lane_id for 12/16 bytes, gfx950) and
+// CLRX's GCN notes on MUBUF LDS loads (a sub-dword element is stored as a 4-byte value, extended: the
+// reason sbyte/sshort forms exist). M0 is used whole as a byte address (gfx950 LDS is 160 KiB, more than
+// M0[15:0] reaches); LDS bytes outside the workgroup's allocation are dropped and noted, as for DS stores.
+// Memory is read at issue; the LDS dwords are written when the load completes (the covering s_waitcnt
+// vmcnt: a PendingWrite of file 2), so LDS read before that wait sees the old bytes.
+struct LdsDma {
+  uint32_t base = 0;    // M0 + instruction offset
+  unsigned stride = 4;  // LDS bytes per lane
+  PendingWrite pending;
+
+  LdsDma(ExecContext& ctx, const Wave& w, const ExecInst& in, const DataOp& op)
+      : base(static_cast<uint32_t>(w.s[kM0] + static_cast<uint32_t>(in.mods.offset))), stride(op.count > 1 ? 16u : 4u) {
+    pending.file = 2;
+    pending.lds = ctx.lds;
+  }
+  // Queues one lane's element (words: the bytes read, zero-padded, as dwords; sub-dword elements extended).
+  void add(ExecContext& ctx, const Wave& w, const ExecInst& in, unsigned lane, const uint32_t* words, const DataOp& op) {
+    const uint64_t a = static_cast<uint64_t>(base) + static_cast<uint64_t>(stride) * lane;
+    const unsigned n = op.count;
+    if (a + 4 * n > ctx.lds_size) return note_out_of_bounds(ctx, w, in, nullptr, a, 4 * n, true, static_cast<int>(lane));
+    for (unsigned d = 0; d < n; ++d) {
+      pending.data.push_back(static_cast<uint32_t>(a + 4 * d));
+      pending.data.push_back(op.bytes == 4 ? words[d] : load_value(0, words[d], op));
+    }
+  }
+  // The vmcnt op that completes the load.
+  void issue(Wave& w, const ExecInst& in) {
+    PendingOp op;
+    op.counters = kVm;
+    op.inst = &in;
+    op.writes.push_back(std::move(pending));
+    w.wc.issue(std::move(op));
+  }
+};
+
 }  // namespace asmevo::emu::sem::vmem

@@ -108,10 +108,10 @@ TEST_P(Archs, ScalarLoadsWaitForLgkmcnt) {
 
 TEST(EmuScalar, UnsupportedInstructionFailsAtPredecode) {
   try {
-    run_snippet("gfx942", "  s_sethalt 0\n", 1);
+    run_snippet("gfx942", "  s_rfe_b64 s[4:5]\n", 1);  // trap-handler return: unsupported (docs/emulator.md)
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(e.what_text().find("unsupported instruction s_sethalt"), std::string::npos) << e.format();
+    EXPECT_NE(e.what_text().find("unsupported instruction s_rfe_b64"), std::string::npos) << e.format();
     EXPECT_NE(e.what_text().find("in kernel k"), std::string::npos) << e.format();
   }
 }
