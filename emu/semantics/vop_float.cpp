@@ -18,6 +18,18 @@ template <class I, class F> I cvt_sat(F x) {
   return static_cast<I>(x);
 }
 
+inline float mul_legacy(float a, float b) { return a == 0.0f || b == 0.0f ? 0.0f : a * b; }
+
+struct Cube {
+  float id, sc, tc, ma;
+};
+inline Cube cube(float x, float y, float z) {
+  const float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  if (az >= ax && az >= ay) return {z < 0 ? 5.0f : 4.0f, z < 0 ? -x : x, -y, 2.0f * z};
+  if (ay >= ax) return {y < 0 ? 3.0f : 2.0f, x, y < 0 ? -z : z, 2.0f * y};
+  return {x < 0 ? 1.0f : 0.0f, x < 0 ? z : -z, -y, 2.0f * x};
+}
+
 }  // namespace
 
 void register_vop_float(Registry& r) {
@@ -36,6 +48,15 @@ void register_vop_float(Registry& r) {
   valu<[](float a, float b, float k) { return std::fma(a, b, k); }>(r, "v_fmaak_f32");  // printed: D, S0, S1, K
   valu<[](float a, float k, float b) { return std::fma(a, k, b); }>(r, "v_fmamk_f32");  // printed: D, S0, K, S1
   valu<[](float a, float b, float d) { float p = a * b; return p + d; }>(r, "v_mac_f32", Category::Vector, kDstIsAccum);
+  // DX9 "legacy" multiply: 0 * anything (Inf, NaN included) is +0 (ISA V_MUL_LEGACY_F32); mad: unfused.
+  valu<[](float a, float b) { return mul_legacy(a, b); }>(r, "v_mul_legacy_f32");
+  valu<[](float a, float b, float c) { return mul_legacy(a, b) + c; }>(r, "v_mad_legacy_f32");
+  // Cube map coordinates (ISA V_CUBEID/SC/TC/MA_F32): the major axis is z if |z| >= |x|, |y|, else y if
+  // |y| >= |x|, else x; S0 = x, S1 = y, S2 = z.
+  valu<[](float x, float y, float z) { return cube(x, y, z).id; }>(r, "v_cubeid_f32");
+  valu<[](float x, float y, float z) { return cube(x, y, z).sc; }>(r, "v_cubesc_f32");
+  valu<[](float x, float y, float z) { return cube(x, y, z).tc; }>(r, "v_cubetc_f32");
+  valu<[](float x, float y, float z) { return cube(x, y, z).ma; }>(r, "v_cubema_f32");
   valu<[](float a, float b, float c) { return std::fmin(std::fmin(a, b), c); }>(r, "v_min3_f32");
   valu<[](float a, float b, float c) { return std::fmax(std::fmax(a, b), c); }>(r, "v_max3_f32");
   valu<[](float a, float b, float c) {
@@ -52,6 +73,8 @@ void register_vop_float(Registry& r) {
   valu<[](i32 a) { return static_cast<float>(a); }>(r, "v_cvt_f32_i32");
   valu<[](u32 a) { return static_cast<float>(a); }>(r, "v_cvt_f32_u32");
   valu<[](float a) { return cvt_sat<i32>(a); }>(r, "v_cvt_i32_f32");
+  valu<[](float a) { return cvt_sat<i32>(std::floor(a)); }>(r, "v_cvt_flr_i32_f32");        // (int)floor(S0)
+  valu<[](float a) { return cvt_sat<i32>(std::floor(a + 0.5f)); }>(r, "v_cvt_rpi_i32_f32");  // (int)floor(S0 + 0.5)
   valu<[](float a) { return cvt_sat<u32>(a); }>(r, "v_cvt_u32_f32");
   valu<[](u32 a) { return static_cast<float>(a & 0xff); }>(r, "v_cvt_f32_ubyte0");
   valu<[](u32 a) { return static_cast<float>((a >> 8) & 0xff); }>(r, "v_cvt_f32_ubyte1");
