@@ -5,7 +5,8 @@
 // byte to read", "OPSEL[3:2] selects which destination byte to write", "opsel[z] = Inst{14}"; the
 // intrinsics' byte_sel/word_sel/dst_sel arguments), the OCP Microscaling v1.0 spec (element formats, E8M0
 // scale = 2^(e-127), 0xFF NaN, quantize = x / scale, dequantize = element * scale), and AMD's HIP host
-// emulation of these gfx950 conversions (amd_hip_ocp_host.hpp / amd_hip_ocp_fp.hpp: "the scale operand is
+// emulation of these gfx950 conversions, and the CDNA4 ISA guide's pseudo-code for each (scale =
+// exponent(S.f32), byte/word selects by OPSEL, other destination bits preserved) (amd_hip_ocp_host.hpp / amd_hip_ocp_fp.hpp: "the scale operand is
 // encoded in the exponent bits of an IEEE-754 float", results overflowing the destination are infinity
 // "(gfx950 HW behavior)", stochastic rounding adds the seed's top bits below the kept mantissa).
 //
@@ -19,7 +20,9 @@
 //   * a word/half select of a 16-bit-element source pair uses op_sel[0]; the destination byte/word other
 //     than the one written is kept; pk32 halves: element 2i in bits 15:0, 2i+1 in 31:16 of VGPR i;
 //   * fp6 packing: 32 x 6 bits contiguous across 6 VGPRs, low bits first (as the f8f6f4 MFMAs);
-//   * the stochastic seed is the full 32-bit S1 (or S2) value of the lane.
+//   * stochastic rounding: lowp::sr_perturb (the ISA's V_CVT_SR_FP8_F32 rule) on the f32 value of
+//     source / scale, then round to nearest even; the pk forms advance the seed by v_prng_b32 between
+//     elements (ISA: "randomVal = v_prng_b32(randomVal)"); 2xpk16 interleaves S0 and S1 (element 2p from S0[p]).
 #include <bit>
 #include <cmath>
 #include <string>
@@ -40,7 +43,7 @@ enum class G : uint8_t {
   SrOne,      // S0 / scale, seed S1 -> byte op_sel[2] | op_sel[3] << 1 of D (unscaled v_cvt_sr_*: no scale)
   SrPk2,      // fp4: two elements of S0 (v[2:3] or halves), seed S1, scale S2 -> byte of D
   UpPk32,     // 32 fp6/bf6 of S0[0:5] * scale S1 -> D (32 f32, or 16 VGPRs of halves)
-  DownPk32,   // 32 elements (S0: 16 VGPRs of halves, or S0 and S1: 16 f32 each) / scale -> D[0:5]
+  DownPk32,   // 32 elements (S0: 16 VGPRs of halves, or S0 and S1: 16 f32 each, interleaved) / scale -> D[0:5]
   SrPk32,     // 32 elements of S0, seed S1, scale S2 -> D[0:5]
   SrHalf,     // v_cvt_sr_f16_f32 / bf16: S0 f32, seed S1 -> half op_sel[2] of D, other half kept
 };
@@ -156,7 +159,10 @@ inline u32 to_wide(double v, E dst) {
   return lowp::double_to_half_bits(v, dst == E::Bf16);
 }
 
-inline uint8_t to_small(double v, E dst, bool ocp, lowp::Stochastic sr) { return lowp::encode_small(v, small_format(dst, ocp), false, sr); }
+inline uint8_t to_small(double v, E dst, bool ocp) { return lowp::encode_small(v, small_format(dst, ocp), false); }
+
+// One step of v_prng_b32 (the LFSR the pk stochastic forms use to draw a new seed per element).
+inline u32 prng_step(u32 s) { return (s << 1) ^ ((s >> 31) ? 0xc5u : 0u); }
 
 // 2^(exponent field - 127) of the f32 scale: the E8M0 value (0xFF: NaN).
 inline double scale_of(const Wave& w, const Operand& o, unsigned l) { return lowp::e8m0(word(w, o, 0, l) >> 23 & 0xff); }
@@ -203,8 +209,8 @@ template <size_t I> void exec_cvt(ExecContext& ctx, Wave& w, const ExecInst& in)
           for (unsigned r = 0; r < 16; ++r) dreg(r) = out[2 * r] | out[2 * r + 1] << 16;
       }
     } else if constexpr (row.g == G::SrHalf) {
-      const lowp::Stochastic sr{word(w, in.src[1], 0, l), 23 - mant_bits(row.dst)};
-      const u32 r = lowp::double_to_half_bits(wide_value(w, s0, E::F32, word(w, s0, 0, l)), row.dst == E::Bf16, sr);
+      const float x = static_cast<float>(wide_value(w, s0, E::F32, word(w, s0, 0, l)));
+      const u32 r = lowp::double_to_half_bits(lowp::sr_perturb(x, word(w, in.src[1], 0, l), mant_bits(row.dst)), row.dst == E::Bf16);
       dreg(0) = (in.mods.op_sel >> 2 & 1) ? (dreg(0) & 0xffffu) | r << 16 : (dreg(0) & 0xffff0000u) | r;
     } else {
       // Down-conversions: sources / scale -> small codes.
@@ -213,13 +219,20 @@ template <size_t I> void exec_cvt(ExecContext& ctx, Wave& w, const ExecInst& in)
                                      : row.g == G::DownPk32 ? (sbits == 32 ? 2 : 1)
                                                             : 2;
       const double inv = row.scaled ? 1.0 / scale_of(w, in.src[scale_idx], l) : 1.0;
-      lowp::Stochastic sr;
-      if constexpr (sr_form) sr = {word(w, in.src[1], 0, l), mant_bits(row.src) - static_cast<int>(lowp::params(small_format(row.dst, ocp)).mbits)};
+      const int dst_mbits = lowp::params(small_format(row.dst, ocp)).mbits;
+      u32 seed = sr_form ? word(w, in.src[1], 0, l) : 0;
+      // Element value / scale, rounded to the small format (stochastic forms: seed, then the next seed).
+      auto q = [&](double v) -> u32 {
+        if constexpr (!sr_form) return to_small(v * inv, row.dst, ocp);
+        const u32 c = to_small(lowp::sr_perturb(static_cast<float>(v * inv), seed, dst_mbits), row.dst, ocp);
+        seed = prng_step(seed);
+        return c;
+      };
       // Source element e: f32 from S0[e] (or S1 for the second half of 2xpk16 / pk f32 pairs), or a half.
       auto src_elem = [&](unsigned e) -> double {
         if constexpr (sbits == 32) {
           if constexpr (row.g == G::DownPk2) return wide_value(w, in.src[e], E::F32, word(w, in.src[e], 0, l));
-          if constexpr (row.g == G::DownPk32) return wide_value(w, in.src[e / 16], E::F32, word(w, in.src[e / 16], e % 16, l));
+          if constexpr (row.g == G::DownPk32) return wide_value(w, in.src[e % 2], E::F32, word(w, in.src[e % 2], e / 2, l));  // interleaved
           return wide_value(w, s0, E::F32, word(w, s0, e, l));
         } else {
           const unsigned half = e + (row.g == G::SrOne ? (in.mods.op_sel & 1) : 0);
@@ -229,7 +242,7 @@ template <size_t I> void exec_cvt(ExecContext& ctx, Wave& w, const ExecInst& in)
       if constexpr (row.g == G::DownPk32 || row.g == G::SrPk32) {
         u32 out[6] = {};
         for (unsigned e = 0; e < 32; ++e) {
-          const uint64_t c = to_small(src_elem(e) * inv, row.dst, ocp, sr);
+          const uint64_t c = q(src_elem(e));
           const unsigned bit = 6 * e;
           out[bit / 32] |= static_cast<u32>(c << (bit % 32));
           if (bit % 32 + 6 > 32) out[bit / 32 + 1] |= static_cast<u32>(c >> (32 - bit % 32));
@@ -237,14 +250,14 @@ template <size_t I> void exec_cvt(ExecContext& ctx, Wave& w, const ExecInst& in)
         for (unsigned r = 0; r < 6; ++r) dreg(r) = out[r];
       } else if constexpr (row.dst == E::Fp4) {
         const unsigned byte = sel(in, 2);
-        const u32 v = to_small(src_elem(0) * inv, row.dst, ocp, sr) | static_cast<u32>(to_small(src_elem(1) * inv, row.dst, ocp, sr)) << 4;
+        const u32 lo = q(src_elem(0)), v = lo | q(src_elem(1)) << 4;
         dreg(0) = (dreg(0) & ~(0xffu << (8 * byte))) | v << (8 * byte);
       } else if constexpr (row.g == G::SrOne) {
         const unsigned byte = sel(in, 2);
-        dreg(0) = (dreg(0) & ~(0xffu << (8 * byte))) | static_cast<u32>(to_small(src_elem(0) * inv, row.dst, ocp, sr)) << (8 * byte);
+        dreg(0) = (dreg(0) & ~(0xffu << (8 * byte))) | q(src_elem(0)) << (8 * byte);
       } else {  // DownPk2 to fp8/bf8: a 16-bit word; its select is the printed destination op_sel bit
         const bool hi = (in.mods.op_sel >> (sbits == 32 ? 3 : 2)) & 1;
-        const u32 v = to_small(src_elem(0) * inv, row.dst, ocp, sr) | static_cast<u32>(to_small(src_elem(1) * inv, row.dst, ocp, sr)) << 8;
+        const u32 lo = q(src_elem(0)), v = lo | q(src_elem(1)) << 8;
         dreg(0) = hi ? (dreg(0) & 0xffffu) | v << 16 : (dreg(0) & 0xffff0000u) | v;
       }
     }

@@ -67,33 +67,31 @@ inline double f8_to_double(uint32_t code, F8 f) {
   return s ? -v : v;
 }
 
-// Stochastic rounding (the v_cvt_sr_* and v_cvt_scalef32_sr_* conversions): the magnitude, truncated to
-// `frac_bits` bits below the destination's last kept bit, plus the top `frac_bits` bits of `seed` in those
-// positions, truncated to the destination. frac_bits = source mantissa bits - destination mantissa bits
-// (f32 23, f16 10, bf16 7), as AMD's host emulation of the gfx950 conversions does (HIP
-// amd_hip_ocp_host.hpp, from_float_sr). Seed 0 is round toward zero.
-struct Stochastic {
-  uint32_t seed = 0;
-  int frac_bits = 0;  // 0: round to nearest even
-};
+// Stochastic rounding (v_cvt_sr_* and v_cvt_scalef32_sr_*), as the CDNA4 ISA guide's V_CVT_SR_FP8_F32 /
+// V_CVT_SR_BF8_F32 pseudo-code states it: the top (23 - destination mantissa bits) bits of the seed are added
+// to the f32 mantissa field, which wraps around on overflow (the exponent is kept); the result is then
+// converted with round to nearest even. (AMD's HIP host emulation, amd_hip_ocp_host.hpp from_float_sr,
+// instead truncates and carries into the exponent: which one the hardware does needs confirmation.)
+inline float sr_perturb(float x, uint32_t seed, int dst_mbits) {
+  const uint32_t u = std::bit_cast<uint32_t>(x);
+  const uint32_t m = ((u & 0x7fffffu) + (seed >> (32 - (23 - dst_mbits)))) & 0x7fffffu;
+  return std::bit_cast<float>((u & 0xff800000u) | m);
+}
 
 // Rounds |a| (finite, >= 0) to `mbits` mantissa bits with smallest normal exponent `emin` (denormals below).
-inline double round_magnitude(double a, int mbits, int emin, Stochastic sr) {
+inline double round_magnitude(double a, int mbits, int emin) {
   int e = a == 0 ? emin : std::ilogb(a);
   if (e < emin) e = emin;
   const double q = std::ldexp(1.0, e - mbits);  // quantum at this binade
-  if (sr.frac_bits <= 0) return std::nearbyint(a / q) * q;  // RNE (default rounding mode of the host)
-  const double fine = std::ldexp(q, -sr.frac_bits);
-  const double t = std::floor(a / fine) + static_cast<double>(sr.seed >> (32 - sr.frac_bits));
-  return std::floor(t * fine / q) * q;
+  return std::nearbyint(a / q) * q;              // RNE (default rounding mode of the host)
 }
 
-// x -> small float code, round to nearest even (or stochastically), denormals of the format produced.
+// x -> small float code, round to nearest even, denormals of the format produced.
 // Out of range (after rounding) and infinities: `saturate` gives the largest finite value of that sign;
 // otherwise the format's overflow value (FNUZ: the NaN 0x80; E4M3FN: NaN; E5M2: infinity; the MX formats
 // have neither and always saturate). NaN gives NaN (MX formats: the largest magnitude with NaN's sign, as
 // AMD's host emulation of gfx950 does). FNUZ has no negative zero: -0 and values rounding to 0 encode as 0.
-inline uint8_t encode_small(double x, F8 f, bool saturate, Stochastic sr = {}) {
+inline uint8_t encode_small(double x, F8 f, bool saturate) {
   const F8Params p = params(f);
   const bool fnuz = f == F8::E4M3Fnuz || f == F8::E5M2Fnuz;
   const unsigned nbits = bits_of(f);
@@ -109,7 +107,7 @@ inline uint8_t encode_small(double x, F8 f, bool saturate, Stochastic sr = {}) {
   double a = std::fabs(x);
   if (std::isinf(a)) return overflow();
   const int emin = 1 - p.bias;  // exponent of the smallest normal
-  double r = round_magnitude(a, p.mbits, emin, sr);
+  double r = round_magnitude(a, p.mbits, emin);
   if (r > p.max) return overflow();
   if (r == 0) return fnuz ? 0 : sign;
   int re = std::ilogb(r);
@@ -127,16 +125,16 @@ inline uint8_t encode_small(double x, F8 f, bool saturate, Stochastic sr = {}) {
 // f32 -> 8-bit float, round to nearest even (see encode_small).
 inline uint8_t f32_to_f8(float x, F8 f, bool saturate) { return encode_small(x, f, saturate); }
 
-// double -> f16 / bf16 bits with ONE rounding (to nearest even, or stochastic), IEEE overflow to infinity,
-// denormals produced; NaN stays a quiet NaN.
-inline uint16_t double_to_half_bits(double x, bool bf16, Stochastic sr = {}) {
+// double -> f16 / bf16 bits with ONE rounding to nearest even, IEEE overflow to infinity, denormals produced;
+// NaN stays a quiet NaN.
+inline uint16_t double_to_half_bits(double x, bool bf16) {
   const int mbits = bf16 ? 7 : 10, emin = bf16 ? -126 : -14, ebias = bf16 ? 127 : 15;
   const double max = bf16 ? 0x1.fep127 : 65504.0;
   const uint16_t sign = std::signbit(x) ? 0x8000 : 0, inf = bf16 ? 0x7f80 : 0x7c00;
   if (std::isnan(x)) return static_cast<uint16_t>(sign | inf | (bf16 ? 0x40 : 0x200));
   double a = std::fabs(x);
   if (std::isinf(a)) return sign | inf;
-  double r = round_magnitude(a, mbits, emin, sr);
+  double r = round_magnitude(a, mbits, emin);
   if (r > max) return sign | inf;
   if (r == 0) return sign;
   int re = std::ilogb(r);
