@@ -1,24 +1,20 @@
 // gfx950 (CDNA4) scaled conversions v_cvt_scalef32_* (OCP MX block scaling) and the stochastic-rounding
 // conversions v_cvt_sr_* (gfx942: fp8/bf8; gfx950: fp8/bf8, f16, bf16).
 //
-// Sources: LLVM's gfx950 definitions (operand lists and op_sel syntax: "OPSEL[1:0] selects which source
-// byte to read", "OPSEL[3:2] selects which destination byte to write", "opsel[z] = Inst{14}"; the
-// intrinsics' byte_sel/word_sel/dst_sel arguments), the OCP Microscaling v1.0 spec (element formats, E8M0
-// scale = 2^(e-127), 0xFF NaN, quantize = x / scale, dequantize = element * scale), and AMD's HIP host
-// emulation of these gfx950 conversions, and the CDNA4 ISA guide's pseudo-code for each (scale =
-// exponent(S.f32), byte/word selects by OPSEL, other destination bits preserved) (amd_hip_ocp_host.hpp / amd_hip_ocp_fp.hpp: "the scale operand is
-// encoded in the exponent bits of an IEEE-754 float", results overflowing the destination are infinity
-// "(gfx950 HW behavior)", stochastic rounding adds the seed's top bits below the kept mantissa).
+// Sources: the CDNA4 ISA guide's pseudo-code for each (section 12.11: scale = exponent(S.f32), byte/word
+// selects by OPSEL, other destination bits preserved, 2xpk16 interleaving, seeds advanced by v_prng_b32; the
+// element helpers such as f32_to_fp4_scale are named, not defined); LLVM's gfx950 definitions (operand lists,
+// op_sel printing); the OCP Microscaling v1.0 spec (element formats, E8M0 scale = 2^(e-127), 0xFF NaN,
+// quantize = x / scale, dequantize = element * scale); AMD's HIP host emulation of these conversions
+// (amd_hip_ocp_host.hpp: results overflowing the destination are infinity "(gfx950 HW behavior)").
 //
 // Every row of kRows is one mnemonic: a geometry (how elements are laid out in the operands) and the two
 // element formats. One generic unit per geometry does: read the elements, multiply (up) or divide (down)
-// by the scale, round ONCE to the destination (emu/semantics/lowp.h: RNE or stochastic), write under EXEC.
+// by the scale, round ONCE to the destination (emu/semantics/lowp.h: RNE, after sr_perturb for the stochastic forms), write under EXEC.
 // Documented choices that need hardware confirmation (docs/emulator.md):
-//   * scale: only the exponent field of the f32 scale is used (E8M0; sign and mantissa ignored);
 //   * fp8/bf8 results out of range: the format's overflow value, as the unscaled v_cvt_pk_fp8_f32 (E4M3
 //     NaN, E5M2 infinity; these encodings have no clamp bit); fp4/fp6 saturate, NaN -> largest magnitude;
-//   * a word/half select of a 16-bit-element source pair uses op_sel[0]; the destination byte/word other
-//     than the one written is kept; pk32 halves: element 2i in bits 15:0, 2i+1 in 31:16 of VGPR i;
+//   * a 16-bit source of the stochastic one-element forms is the half op_sel[0] picks; pk32 halves: element 2i in bits 15:0, 2i+1 in 31:16 of VGPR i;
 //   * fp6 packing: 32 x 6 bits contiguous across 6 VGPRs, low bits first (as the f8f6f4 MFMAs);
 //   * stochastic rounding: lowp::sr_perturb (the ISA's V_CVT_SR_FP8_F32 rule) on the f32 value of
 //     source / scale, then round to nearest even; the pk forms advance the seed by v_prng_b32 between

@@ -240,7 +240,8 @@ unsigned parse_neg(const std::string& other) {
 // v_smfmac A operand: each lane holds E/2 of its E K-elements (the layout of a dense A with E/2 elements
 // per lane), two per group of 4 consecutive k; the index VGPR (src2) gives their positions: per group g, bits
 // [4g+1:4g] = position of the first kept element, [4g+3:4g+2] of the second (CDNA3 ISA "sparse matrix";
-// the idx0 < idx1 encoding Rémi Ouazan Reboul and IREE issue 22863 describe: a0 a1 0 0 -> 0b0100). A lane
+// AMD Composable Kernel's hardware test test/smfmac_op/smfmac_op_util.hpp packs A and idx so; IREE issue 22863
+// works an example: a0 a1 0 0 -> 0b0100). A lane
 // needs E index bits, so the 32-bit VGPR holds 32 / E sets: ABID picks one when CBSZ is 0, else set 0
 // (LLVM's amdgpu.sparse_mfma description; gfx950's double-K rows have 2 sets for 16-bit data, 1 for 8-bit).
 // Equal positions in a group (undefined) keep the second element.
