@@ -157,9 +157,6 @@ inline u32 to_wide(double v, E dst) {
 
 inline uint8_t to_small(double v, E dst, bool ocp) { return lowp::encode_small(v, small_format(dst, ocp), false); }
 
-// One step of v_prng_b32 (the LFSR the pk stochastic forms use to draw a new seed per element).
-inline u32 prng_step(u32 s) { return (s << 1) ^ ((s >> 31) ? 0xc5u : 0u); }
-
 // 2^(exponent field - 127) of the f32 scale: the E8M0 value (0xFF: NaN).
 inline double scale_of(const Wave& w, const Operand& o, unsigned l) { return lowp::e8m0(word(w, o, 0, l) >> 23 & 0xff); }
 
@@ -221,7 +218,7 @@ template <size_t I> void exec_cvt(ExecContext& ctx, Wave& w, const ExecInst& in)
       auto q = [&](double v) -> u32 {
         if constexpr (!sr_form) return to_small(v * inv, row.dst, ocp);
         const u32 c = to_small(lowp::sr_perturb(static_cast<float>(v * inv), seed, dst_mbits), row.dst, ocp);
-        seed = prng_step(seed);
+        seed = lowp::prng_b32(seed);
         return c;
       };
       // Source element e: f32 from S0[e] (or S1 for the second half of 2xpk16 / pk f32 pairs), or a half.

@@ -78,6 +78,10 @@ inline float sr_perturb(float x, uint32_t seed, int dst_mbits) {
   return std::bit_cast<float>((u & 0xff800000u) | m);
 }
 
+// v_prng_b32 (CDNA4 ISA): one step of a 32-bit Galois LFSR, D = (S0 << 1) ^ (S0[31] ? 197 : 0); the packed
+// stochastic conversions draw each next element's seed with it.
+inline uint32_t prng_b32(uint32_t s) { return (s << 1) ^ ((s >> 31) ? 197u : 0u); }
+
 // Rounds |a| (finite, >= 0) to `mbits` mantissa bits with smallest normal exponent `emin` (denormals below).
 inline double round_magnitude(double a, int mbits, int emin) {
   int e = a == 0 ? emin : std::ilogb(a);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "emu/alu.h"
+#include "emu/semantics/lowp.h"
 
 namespace asmevo::emu::sem {
 namespace {
@@ -171,8 +172,7 @@ void register_vop_misc(Registry& r) {
   // (arithmetic shifts; i8: [-128, 127], u8: [0, 255]); a 16-bit result.
   valu<[](i32 a, i32 b, u32 c) { return ashr_pk<-128, 127>(a, b, c); }>(r, "v_ashr_pk_i8_i32");
   valu<[](i32 a, i32 b, u32 c) { return ashr_pk<0, 255>(a, b, c); }>(r, "v_ashr_pk_u8_i32");
-  // gfx950 v_prng_b32: one step of a 32-bit Galois LFSR: D = (S0 << 1) ^ (S0[31] ? 0xC5 : 0).
-  valu<[](u32 a) { return (a << 1) ^ ((a >> 31) ? 0xc5u : 0u); }>(r, "v_prng_b32");
+  valu<[](u32 a) { return lowp::prng_b32(a); }>(r, "v_prng_b32");  // gfx950 LFSR step (emu/semantics/lowp.h)
   // v_ffbh_i32: the first bit (from bit 30 down, counted from the MSB) that differs from the sign; -1 if none.
   valu<[](i32 a) { u32 x = static_cast<u32>(a ^ (a >> 31)); return x ? static_cast<u32>(std::countl_zero(x)) : ~0u; }>(r, "v_ffbh_i32");
   valu<[](i32 a, i32 b) { return static_cast<i32>((static_cast<i64>(a << 8 >> 8) * (b << 8 >> 8)) >> 32); }>(r, "v_mul_hi_i32_i24");
