@@ -12,8 +12,7 @@
 // E4M3FN NaN (S.1111.111), E5M2 infinity; NaN converts to NaN. (Libraries such as CK/Triton clamp
 // in software before the instruction when they want saturation.) If a clamp modifier is ever
 // present it is honoured as saturation to the largest finite value.
-// Not implemented (pre-decode error): stochastic rounding v_cvt_sr_fp8_f32/v_cvt_sr_bf8_f32 (the
-// hardware's use of the random bits is not documented), gfx950 scaled conversions v_cvt_scalef32_*.
+// The stochastic-rounding v_cvt_sr_* and the gfx950 scaled v_cvt_scalef32_* conversions are in cvt_scale.cpp.
 #include <algorithm>
 #include <cmath>
 

@@ -35,8 +35,9 @@
 //   * xf32 (gfx942): each f32 input is truncated to xf32 (tf32: 8-bit exponent, 10-bit mantissa;
 //     round toward zero, as AMD's hipBLASLt engineers state for gfx942's v_mfma_f32_*_xf32 in
 //     ROCm/rocm-libraries PR 9176), then as f32.
-// Unsupported (pre-decode error "unsupported instruction"): sparse v_smfmac_*, gfx950
-// f8f6f4 / scaled MFMAs (v_mfma_*_f8f6f4, v_mfma_scale_*, v_mfma_ld_scale_b32).
+// Sparse v_smfmac_* (gfx942, gfx950): rows marked sparse; A is expanded from its 4:2 compressed form by the
+// index VGPR (expand_sparse_a), then computed as the dense shape. gfx950 f8f6f4 / scaled MFMAs are in
+// mfma_f8f6f4.cpp; v_mfma_ld_scale_b32 is unsupported (see docs/emulator.md).
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -59,6 +60,7 @@ struct Shape {
   int m, n, k, blocks;
   bool cbsz_abid;  // accepts CBSZ/ABID (multi-block shapes)
   bool blgp;       // accepts BLGP
+  bool sparse = false;  // v_smfmac: A is 4:2 structured-sparse (see exec_mfma)
 };
 
 constexpr int bits_of(In t) {
@@ -140,6 +142,35 @@ constexpr Shape kShapes[] = {
     {"v_mfma_f32_32x32x16_bf16", In::BF16, In::BF16, Out::F32, 32, 32, 16, 1, false, false},
     {"v_mfma_i32_16x16x64_i8", In::I8, In::I8, Out::I32, 16, 16, 64, 1, false, false},
     {"v_mfma_i32_32x32x32_i8", In::I8, In::I8, Out::I32, 32, 32, 32, 1, false, false},
+    // Sparse (4:2 structured) MFMAs: gfx942 (CDNA3) and the double-K gfx950 (CDNA4) rows. K is the dense K.
+    {"v_smfmac_f32_16x16x32_f16", In::F16, In::F16, Out::F32, 16, 16, 32, 1, false, false, true},
+    {"v_smfmac_f32_32x32x16_f16", In::F16, In::F16, Out::F32, 32, 32, 16, 1, false, false, true},
+    {"v_smfmac_f32_16x16x32_bf16", In::BF16, In::BF16, Out::F32, 16, 16, 32, 1, false, false, true},
+    {"v_smfmac_f32_32x32x16_bf16", In::BF16, In::BF16, Out::F32, 32, 32, 16, 1, false, false, true},
+    {"v_smfmac_i32_16x16x64_i8", In::I8, In::I8, Out::I32, 16, 16, 64, 1, false, false, true},
+    {"v_smfmac_i32_32x32x32_i8", In::I8, In::I8, Out::I32, 32, 32, 32, 1, false, false, true},
+    {"v_smfmac_f32_16x16x64_bf8_bf8", In::Bf8, In::Bf8, Out::F32, 16, 16, 64, 1, false, false, true},
+    {"v_smfmac_f32_32x32x32_bf8_bf8", In::Bf8, In::Bf8, Out::F32, 32, 32, 32, 1, false, false, true},
+    {"v_smfmac_f32_16x16x64_bf8_fp8", In::Bf8, In::Fp8, Out::F32, 16, 16, 64, 1, false, false, true},
+    {"v_smfmac_f32_32x32x32_bf8_fp8", In::Bf8, In::Fp8, Out::F32, 32, 32, 32, 1, false, false, true},
+    {"v_smfmac_f32_16x16x64_fp8_bf8", In::Fp8, In::Bf8, Out::F32, 16, 16, 64, 1, false, false, true},
+    {"v_smfmac_f32_32x32x32_fp8_bf8", In::Fp8, In::Bf8, Out::F32, 32, 32, 32, 1, false, false, true},
+    {"v_smfmac_f32_16x16x64_fp8_fp8", In::Fp8, In::Fp8, Out::F32, 16, 16, 64, 1, false, false, true},
+    {"v_smfmac_f32_32x32x32_fp8_fp8", In::Fp8, In::Fp8, Out::F32, 32, 32, 32, 1, false, false, true},
+    {"v_smfmac_f32_16x16x64_f16", In::F16, In::F16, Out::F32, 16, 16, 64, 1, false, false, true},
+    {"v_smfmac_f32_32x32x32_f16", In::F16, In::F16, Out::F32, 32, 32, 32, 1, false, false, true},
+    {"v_smfmac_f32_16x16x64_bf16", In::BF16, In::BF16, Out::F32, 16, 16, 64, 1, false, false, true},
+    {"v_smfmac_f32_32x32x32_bf16", In::BF16, In::BF16, Out::F32, 32, 32, 32, 1, false, false, true},
+    {"v_smfmac_i32_16x16x128_i8", In::I8, In::I8, Out::I32, 16, 16, 128, 1, false, false, true},
+    {"v_smfmac_i32_32x32x64_i8", In::I8, In::I8, Out::I32, 32, 32, 64, 1, false, false, true},
+    {"v_smfmac_f32_16x16x128_bf8_bf8", In::Bf8, In::Bf8, Out::F32, 16, 16, 128, 1, false, false, true},
+    {"v_smfmac_f32_32x32x64_bf8_bf8", In::Bf8, In::Bf8, Out::F32, 32, 32, 64, 1, false, false, true},
+    {"v_smfmac_f32_16x16x128_bf8_fp8", In::Bf8, In::Fp8, Out::F32, 16, 16, 128, 1, false, false, true},
+    {"v_smfmac_f32_32x32x64_bf8_fp8", In::Bf8, In::Fp8, Out::F32, 32, 32, 64, 1, false, false, true},
+    {"v_smfmac_f32_16x16x128_fp8_bf8", In::Fp8, In::Bf8, Out::F32, 16, 16, 128, 1, false, false, true},
+    {"v_smfmac_f32_32x32x64_fp8_bf8", In::Fp8, In::Bf8, Out::F32, 32, 32, 64, 1, false, false, true},
+    {"v_smfmac_f32_16x16x128_fp8_fp8", In::Fp8, In::Fp8, Out::F32, 16, 16, 128, 1, false, false, true},
+    {"v_smfmac_f32_32x32x64_fp8_fp8", In::Fp8, In::Fp8, Out::F32, 32, 32, 64, 1, false, false, true},
 };
 constexpr size_t kNumShapes = sizeof(kShapes) / sizeof(kShapes[0]);
 
@@ -206,12 +237,41 @@ unsigned parse_neg(const std::string& other) {
   return bits;
 }
 
+// v_smfmac A operand: each lane holds E/2 of its E K-elements (the layout of a dense A with E/2 elements
+// per lane), two per group of 4 consecutive k; the index VGPR (src2) gives their positions: per group g, bits
+// [4g+1:4g] = position of the first kept element, [4g+3:4g+2] of the second (CDNA3 ISA "sparse matrix";
+// AMD Composable Kernel's hardware test test/smfmac_op/smfmac_op_util.hpp packs A and idx so; IREE issue 22863
+// works an example: a0 a1 0 0 -> 0b0100). A lane
+// needs E index bits, so the 32-bit VGPR holds 32 / E sets: ABID picks one when CBSZ is 0, else set 0
+// (LLVM's amdgpu.sparse_mfma description; gfx950's double-K rows have 2 sets for 16-bit data, 1 for 8-bit).
+// Equal positions in a group (undefined) keep the second element.
+template <unsigned E>
+void expand_sparse_a(ExecContext& ctx, const Wave& w, const ExecInst& in, In t, bool ocp, double (*a)[64]) {
+  static_assert(E % 4 == 0 && E <= 32);
+  static thread_local double packed[E / 2][64];
+  read_elems(w, in.src[0], t, E / 2, ocp, packed);
+  constexpr unsigned kSets = 32 / E;
+  const unsigned set = in.mods.cbsz ? 0 : in.mods.abid;
+  if (set >= kSets) fail(ctx, w, in, "abid " + std::to_string(set) + " selects no index set (this v_smfmac has " + std::to_string(kSets) + ")");
+  const Operand& idx = in.src[2];
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    const uint32_t bits = src_word(w, idx, 0, l) >> (set * E) ;
+    for (unsigned k = 0; k < E; ++k) a[k][l] = 0;
+    for (unsigned g = 0; g < E / 4; ++g) {
+      const unsigned nib = bits >> (4 * g) & 0xf;
+      a[4 * g + (nib & 3)][l] = packed[2 * g][l];
+      a[4 * g + (nib >> 2)][l] = packed[2 * g + 1][l];
+    }
+  }
+}
+
 template <size_t I> void exec_mfma(ExecContext& ctx, Wave& w, const ExecInst& in) {
   constexpr Shape s = kShapes[I];
   constexpr unsigned M = s.m, N = s.n, K = s.k, B = s.blocks;
   constexpr unsigned E = K * M * B / 64;  // elements of A (and B) per lane
   static_assert(E >= 1 && M == N);
-  const unsigned cbsz = in.mods.cbsz, abid = in.mods.abid, blgp = in.mods.blgp;
+  // v_smfmac repurposes CBSZ/ABID to pick the index set (below); no block broadcast.
+  const unsigned cbsz = s.sparse ? 0 : in.mods.cbsz, abid = s.sparse ? 0 : in.mods.abid, blgp = in.mods.blgp;
   if ((cbsz || abid) && (!s.cbsz_abid || (1u << cbsz) > B || abid >= (1u << cbsz)))
     fail(ctx, w, in, "unsupported CBSZ/ABID for " + std::string(s.name) + " (cbsz " + std::to_string(cbsz) + ", abid " +
                          std::to_string(abid) + ")");
@@ -222,7 +282,8 @@ template <size_t I> void exec_mfma(ExecContext& ctx, Wave& w, const ExecInst& in
   const bool ocp = ctx.program && ctx.program->arch() == codeobj::Arch::gfx950;
 
   static thread_local double a[E][64], b[E][64];
-  read_elems(w, in.src[0], s.a, E, ocp, a);
+  if constexpr (s.sparse) expand_sparse_a<E>(ctx, w, in, s.a, ocp, a);
+  else read_elems(w, in.src[0], s.a, E, ocp, a);
   read_elems(w, in.src[1], s.b, E, ocp, b);
 
   constexpr unsigned H = f64 ? 1 : 4;                     // rows per register group
@@ -232,7 +293,7 @@ template <size_t I> void exec_mfma(ExecContext& ctx, Wave& w, const ExecInst& in
   constexpr unsigned Words = f64 ? 2 : 1;
   constexpr unsigned OutRegs = (M * N * B / 64) * Words;  // 32-bit registers of C/D
   static thread_local uint32_t d[OutRegs][64];
-  const Operand& c = in.src[2];
+  const Operand& c = s.sparse ? in.dst[0] : in.src[2];  // v_smfmac accumulates into D (src2 holds the indices)
   for (unsigned r = 0; r < OutRegs; ++r)
     for (unsigned l = 0; l < kWaveSize; ++l)
       d[r][l] = c.kind == Operand::Const ? src_word(w, c, f64 ? r % 2 : 0, l) : src_word(w, c, r, l);

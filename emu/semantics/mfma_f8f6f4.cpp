@@ -35,22 +35,13 @@ namespace {
 enum Fmt : unsigned { kFp8 = 0, kBf8 = 1, kFp6 = 2, kBf6 = 3, kFp4 = 4 };
 constexpr unsigned kBits[5] = {8, 8, 6, 6, 4};
 
-// An MX element (OCP MX v1.0, section 5.3): sign, exponent (bias 1 for E2M3/E2M1, 3 for E3M2), mantissa.
-double decode_small_float(unsigned code, unsigned ebits, unsigned mbits, int bias) {
-  const unsigned m = code & ((1u << mbits) - 1), e = (code >> mbits) & ((1u << ebits) - 1);
-  const bool neg = code >> (ebits + mbits) & 1;
-  double v = e == 0 ? std::ldexp(static_cast<double>(m), 1 - bias - static_cast<int>(mbits))
-                    : std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -static_cast<int>(mbits)), static_cast<int>(e) - bias);
-  return neg ? -v : v;
-}
-
 double decode_elem(Fmt f, unsigned code) {
   switch (f) {
     case kFp8: return lowp::f8_to_double(static_cast<uint8_t>(code), lowp::F8::E4M3Fn);
     case kBf8: return lowp::f8_to_double(static_cast<uint8_t>(code), lowp::F8::E5M2);
-    case kFp6: return decode_small_float(code, 2, 3, 1);
-    case kBf6: return decode_small_float(code, 3, 2, 3);
-    case kFp4: return decode_small_float(code, 2, 1, 1);
+    case kFp6: return lowp::f8_to_double(code, lowp::F8::E2M3);
+    case kBf6: return lowp::f8_to_double(code, lowp::F8::E3M2);
+    case kFp4: return lowp::f8_to_double(code, lowp::F8::E2M1);
   }
   return 0;
 }
@@ -73,8 +64,6 @@ void read_operand(const Wave& w, const Operand& o, Fmt f, double (*out)[64]) {
   }
 }
 
-double e8m0(unsigned code) { return code == 0xff ? std::nan("") : std::ldexp(1.0, static_cast<int>(code) - 127); }
-
 template <unsigned M, bool Scaled> void exec_f8f6f4(ExecContext& ctx, Wave& w, const ExecInst& in) {
   constexpr unsigned N = M, K = 64 * 32 / M;  // 16x16x128, 32x32x64: 32 elements per lane
   const unsigned fa = in.mods.cbsz, fb = in.mods.blgp;
@@ -93,8 +82,8 @@ template <unsigned M, bool Scaled> void exec_f8f6f4(ExecContext& ctx, Wave& w, c
     const unsigned bytea = (in.mods.op_sel & 1) | (in.mods.op_sel_hi & 1) << 1;
     const unsigned byteb = (in.mods.op_sel >> 1 & 1) | (in.mods.op_sel_hi >> 1 & 1) << 1;
     for (unsigned l = 0; l < kWaveSize; ++l) {
-      sa[l] = e8m0(word(w, in.src[3], 0, l) >> (8 * bytea) & 0xff);
-      sb[l] = e8m0(word(w, in.src[4], 0, l) >> (8 * byteb) & 0xff);
+      sa[l] = lowp::e8m0(word(w, in.src[3], 0, l) >> (8 * bytea) & 0xff);
+      sb[l] = lowp::e8m0(word(w, in.src[4], 0, l) >> (8 * byteb) & 0xff);
     }
   }
   constexpr unsigned H = 4, R = 64 / N, OutRegs = M * N / 64;

@@ -201,8 +201,14 @@ template <class F> int frexp_exp(F x) {
 
 void register_trans(Registry& r) {
   // f32 transcendentals: exact result rounded once; denormal inputs and results flushed (see top).
-  valu<[](float a) { return ftz(static_cast<float>(std::exp2(static_cast<double>(ftz(a))))); }>(r, "v_exp_f32");
-  valu<[](float a) { return ftz(static_cast<float>(std::log2(static_cast<double>(ftz(a))))); }>(r, "v_log_f32");
+  constexpr auto exp2_f32 = [](float a) { return ftz(static_cast<float>(std::exp2(static_cast<double>(ftz(a))))); };
+  constexpr auto log2_f32 = [](float a) { return ftz(static_cast<float>(std::log2(static_cast<double>(ftz(a))))); };
+  valu<exp2_f32>(r, "v_exp_f32");
+  valu<log2_f32>(r, "v_log_f32");
+  // The pre-GCN3 "legacy" forms compute the same functions (ISA: "with legacy semantics"; how their special
+  // cases differ is not documented: hardware confirmation needed, docs/emulator.md).
+  valu<exp2_f32>(r, "v_exp_legacy_f32");
+  valu<log2_f32>(r, "v_log_legacy_f32");
   valu<[](float a) { return ftz(1.0f / ftz(a)); }>(r, "v_rcp_f32");
   valu<[](float a) { return ftz(1.0f / ftz(a)); }>(r, "v_rcp_iflag_f32");  // same value; sets an integer-div flag
   valu<[](float a) { return ftz(static_cast<float>(1.0 / std::sqrt(static_cast<double>(ftz(a))))); }>(r, "v_rsq_f32");
@@ -238,7 +244,9 @@ void register_trans(Registry& r) {
   custom(r, "v_div_fmas_f64", &exec_div_fmas<double>, Category::Vector, {Ty::F64}, {Ty::F64, Ty::F64, Ty::F64});
   valu<[](float s0, float s1, float s2) { return div_fixup<float>(s0, s1, s2); }>(r, "v_div_fixup_f32");
   valu<[](double s0, double s1, double s2) { return div_fixup<double>(s0, s1, s2); }>(r, "v_div_fixup_f64");
-  valu<[](f16 s0, f16 s1, f16 s2) { return div_fixup<f16>(s0, s1, s2); }>(r, "v_div_fixup_f16");
+  constexpr auto div_fixup_f16 = [](f16 s0, f16 s1, f16 s2) { return div_fixup<f16>(s0, s1, s2); };
+  valu<div_fixup_f16>(r, "v_div_fixup_f16");
+  valu<div_fixup_f16>(r, "v_div_fixup_legacy_f16");  // the GFX8 encoding (no op_sel; high half zeroed)
 }
 
 }  // namespace asmevo::emu::sem

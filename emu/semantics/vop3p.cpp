@@ -267,6 +267,11 @@ inline i32 dot8c_i4(u32 a, u32 b, i32 d) {
   return static_cast<i32>(s);
 }
 
+// fma of three f16 values (exact in double), rounded once to f16.
+constexpr auto fma_half = [](float a, float b, float c) {
+  return static_cast<float>(static_cast<_Float16>(std::fma(static_cast<double>(a), static_cast<double>(b), static_cast<double>(c))));
+};
+
 // IEEE 754-2019 minimum/maximum (gfx950 v_pk_minimum3/maximum3_f16): NaN propagates, -0 < +0.
 inline float minimum(float a, float b) {
   if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
@@ -287,11 +292,19 @@ void register_vop3p(Registry& r) {
   pk16<Kind::F16, 2, [](float a, float b, float) { return a * b; }>(r, "v_pk_mul_f16");
   pk16<Kind::F16, 2, [](float a, float b, float) { return fmin_ieee(a, b); }>(r, "v_pk_min_f16");
   pk16<Kind::F16, 2, [](float a, float b, float) { return fmax_ieee(a, b); }>(r, "v_pk_max_f16");
-  pk16<Kind::F16, 3, [](float a, float b, float c) {
-    return static_cast<float>(static_cast<_Float16>(std::fma(static_cast<double>(a), static_cast<double>(b), static_cast<double>(c))));
-  }>(r, "v_pk_fma_f16");
+  pk16<Kind::F16, 3, fma_half>(r, "v_pk_fma_f16");
+  // v_pk_fmac_f16 (VOP2): D.h[i] = fma(S0.h[i], S1.h[i], D.h[i]) for both halves.
+  valu<[](u32 a, u32 b, u32 d) {
+    u32 out = 0;
+    for (unsigned sh = 0; sh < 32; sh += 16)
+      out |= static_cast<u32>(lowp::f32_to_f16(fma_half(lowp::f16_to_f32(static_cast<u16>(a >> sh)), lowp::f16_to_f32(static_cast<u16>(b >> sh)),
+                                                        lowp::f16_to_f32(static_cast<u16>(d >> sh))))) << sh;
+    return out;
+  }>(r, "v_pk_fmac_f16", Category::Vector, kDstIsAccum);
   pk16<Kind::F16, 3, [](float a, float b, float c) { return minimum(minimum(a, b), c); }>(r, "v_pk_minimum3_f16");
   pk16<Kind::F16, 3, [](float a, float b, float c) { return maximum(maximum(a, b), c); }>(r, "v_pk_maximum3_f16");
+  valu<[](float a, float b, float c) { return minimum(minimum(a, b), c); }>(r, "v_minimum3_f32");  // gfx950 VOP3
+  valu<[](float a, float b, float c) { return maximum(maximum(a, b), c); }>(r, "v_maximum3_f32");
   // Packed 16-bit integers (results are taken mod 2^16 unless clamp saturates).
   pk16<Kind::U16, 2, [](int32_t a, int32_t b, int32_t) -> int64_t { return a + b; }>(r, "v_pk_add_u16");
   pk16<Kind::U16, 2, [](int32_t a, int32_t b, int32_t) -> int64_t { return a - b; }>(r, "v_pk_sub_u16");

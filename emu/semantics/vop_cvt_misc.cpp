@@ -15,6 +15,8 @@ void v_nop(ExecContext&, Wave&, const ExecInst&) {}
 
 void register_vop_cvt_misc(Registry& r) {
   custom(r, "v_nop", v_nop, Category::Vector, {}, {}, kRawOperands);
+  // v_clrexcp clears the wave's floating-point exception status; the emulator keeps none (no FP traps).
+  custom(r, "v_clrexcp", v_nop, Category::Vector, {}, {}, kRawOperands);
   valu<[](u32 a) { return static_cast<float>(static_cast<int32_t>(a << 28) >> 28) / 16.0f; }>(r, "v_cvt_off_f32_i4");
   valu<[](u16 a) { return std::bit_cast<float>(static_cast<u32>(a) << 16); }>(r, "v_cvt_f32_bf16");  // B16 source: op_sel/SDWA select the half
 }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "emu/alu.h"
+#include "emu/semantics/lowp.h"
 
 namespace asmevo::emu::sem {
 namespace {
@@ -77,6 +78,53 @@ void v_swap_b32(ExecContext& ctx, Wave& w, const ExecInst& in) {
 
 inline u32 absdiff(u32 a, u32 b) { return a > b ? a - b : b - a; }
 
+constexpr auto pack_u8 = [](float a, u32 b, u32 c) {
+  float x = std::isnan(a) ? 0.0f : std::nearbyint(a);
+  u32 v = x <= 0.0f ? 0u : x >= 255.0f ? 255u : static_cast<u32>(x);
+  unsigned sh = 8 * (b & 3);
+  return (c & ~(0xffu << sh)) | (v << sh);
+};
+
+// SAD of the 4 bytes of S0 starting at byte i against the 4 bytes of `ref` (masked: ref bytes of 0 skipped).
+template <bool Masked> inline u32 sad4(u64 src, unsigned i, u32 ref) {
+  u32 s = 0;
+  for (unsigned k = 0; k < 4; ++k) {
+    const u32 rb = ref >> (8 * k) & 0xff;
+    if (!Masked || rb) s += absdiff(static_cast<u32>(src >> (8 * (i + k))) & 0xff, rb);
+  }
+  return s;
+}
+template <unsigned Bits, bool Masked> inline u64 quad_sad(u64 a, u32 b, u64 c) {
+  u64 d = 0;
+  constexpr u64 mask = (1ull << Bits) - 1;
+  for (unsigned i = 0; i < 4; ++i) d |= (((c >> (Bits * i)) + sad4<Masked>(a, i, b)) & mask) << (Bits * i);
+  return d;
+}
+// v_mqsad_u32_u8 D[0:3], S0[0:1], S1, S2[0:3]: four 32-bit masked SADs.
+void v_mqsad_u32_u8(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  const u64 exec = w.exec();
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!(exec >> l & 1)) continue;
+    auto word = [&](const Operand& o, unsigned r) -> u32 {
+      if (o.kind == Operand::VGPR) return w.v[o.index + r][l];
+      if (o.kind == Operand::SGPR) return w.s[o.index + r];
+      return r == 0 ? static_cast<u32>(scalar_bits(w, o)) : static_cast<u32>(scalar_bits(w, o) >> 32);
+    };
+    const u64 a = word(in.src[0], 0) | static_cast<u64>(word(in.src[0], 1)) << 32;
+    const u32 b = word(in.src[1], 0);
+    u32 acc[4];
+    for (unsigned i = 0; i < 4; ++i) acc[i] = word(in.src[2], in.src[2].kind == Operand::VGPR ? i : 0) + sad4<true>(a, i, b);
+    for (unsigned i = 0; i < 4; ++i) w.v[in.dst[0].index + i][l] = acc[i];
+  }
+  ctx.stats.lane_ops += static_cast<u64>(std::popcount(exec));
+}
+
+template <int Lo, int Hi> inline u16 ashr_pk(i32 a, i32 b, u32 c) {
+  auto sat = [](i32 v) { return static_cast<u16>(static_cast<uint8_t>(v < Lo ? Lo : v > Hi ? Hi : v)); };
+  const unsigned sh = c & 31;
+  return static_cast<u16>(sat(a >> sh) | sat(b >> sh) << 8);
+}
+
 }  // namespace
 
 void register_vop_misc(Registry& r) {
@@ -111,12 +159,20 @@ void register_vop_misc(Registry& r) {
     return d;
   }>(r, "v_lerp_u8");
   // v_cvt_pk_u8_f32 D, S0, S1, S2: S2 with byte S1[1:0] replaced by u8(S0) (round to nearest even, saturate).
-  valu<[](float a, u32 b, u32 c) {
-    float x = std::isnan(a) ? 0.0f : std::nearbyint(a);
-    u32 v = x <= 0.0f ? 0u : x >= 255.0f ? 255u : static_cast<u32>(x);
-    unsigned sh = 8 * (b & 3);
-    return (c & ~(0xffu << sh)) | (v << sh);
-  }>(r, "v_cvt_pk_u8_f32");
+  valu<pack_u8>(r, "v_cvt_pk_u8_f32");
+  // v_cvt_pkaccum_u8_f32 D, S0, S1: the same into D itself (D is the accumulator).
+  valu<pack_u8>(r, "v_cvt_pkaccum_u8_f32", Category::Vector, kDstIsAccum);
+  // Quad SADs (ISA V_QSAD_PK_U16_U8 / V_MQSAD_PK_U16_U8 / V_MQSAD_U32_U8): result i (i = 0..3) is the SAD
+  // of the 4 bytes S0[8i+31:8i] against S1's 4 bytes plus accumulator i of S2 (16-bit fields, wrapped; or
+  // 32-bit fields); the masked forms skip reference bytes (S1) of 0, as v_msad_u8.
+  valu<[](u64 a, u32 b, u64 c) { return quad_sad<16, false>(a, b, c); }>(r, "v_qsad_pk_u16_u8");
+  valu<[](u64 a, u32 b, u64 c) { return quad_sad<16, true>(a, b, c); }>(r, "v_mqsad_pk_u16_u8");
+  custom(r, "v_mqsad_u32_u8", v_mqsad_u32_u8, Category::Vector, {Ty::B32}, {Ty::B64, Ty::B32, Ty::B32});
+  // gfx950 v_ashr_pk_{i8,u8}_i32 D, S0, S1, S2: D[7:0] = sat(S0 >> S2[4:0]), D[15:8] = sat(S1 >> S2[4:0])
+  // (arithmetic shifts; i8: [-128, 127], u8: [0, 255]); a 16-bit result.
+  valu<[](i32 a, i32 b, u32 c) { return ashr_pk<-128, 127>(a, b, c); }>(r, "v_ashr_pk_i8_i32");
+  valu<[](i32 a, i32 b, u32 c) { return ashr_pk<0, 255>(a, b, c); }>(r, "v_ashr_pk_u8_i32");
+  valu<[](u32 a) { return lowp::prng_b32(a); }>(r, "v_prng_b32");  // gfx950 LFSR step (emu/semantics/lowp.h)
   // v_ffbh_i32: the first bit (from bit 30 down, counted from the MSB) that differs from the sign; -1 if none.
   valu<[](i32 a) { u32 x = static_cast<u32>(a ^ (a >> 31)); return x ? static_cast<u32>(std::countl_zero(x)) : ~0u; }>(r, "v_ffbh_i32");
   valu<[](i32 a, i32 b) { return static_cast<i32>((static_cast<i64>(a << 8 >> 8) * (b << 8 >> 8)) >> 32); }>(r, "v_mul_hi_i32_i24");

@@ -77,7 +77,7 @@ def pack(codes, bits, words):
 
 # ---------------------------------------------------------------------------------------------- kernel harness
 
-def kernel_source(body, name="k"):
+def kernel_source(body, name="k", mcpu="gfx950"):
     # args: in0..in3 (u32 buffers), out (u32); lane l reads 16 dwords of each input at l*64 and writes 16 dwords.
     loads = []
     for i, base in enumerate((20, 36, 52, 68)):
@@ -91,7 +91,7 @@ def kernel_source(body, name="k"):
     loads.append("  s_waitcnt vmcnt(0)")
     stores = [f"  global_store_dwordx4 v1, v[{2 + 4 * q}:{5 + 4 * q}], s[16:17] offset:{16 * q}" for q in range(4)]
     return f"""
-  .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
+  .amdgcn_target "amdgcn-amd-amdhsa--{mcpu}"
   .text
   .globl {name}
   .p2align 8
@@ -142,15 +142,15 @@ amdhsa.kernels:
 
 
 class Harness:
-    def __init__(self, asmevo, mc, lld):
-        self.asmevo, self.mc, self.lld = asmevo, mc, lld
+    def __init__(self, asmevo, mc, lld, mcpu="gfx950"):
+        self.asmevo, self.mc, self.lld, self.mcpu = asmevo, mc, lld, mcpu
         self.dir = Path(tempfile.mkdtemp(prefix="asmevo-lowp-"))
 
     def run(self, body, inputs):
         """inputs: 4 arrays [64][16] of u32 (in0..in3). Returns out [64][16] u32."""
         d = self.dir
-        (d / "k.s").write_text(kernel_source(body))
-        for cmd in ([self.mc, "-triple=amdgcn-amd-amdhsa", "-mcpu=gfx950", "-filetype=obj", str(d / "k.s"), "-o", str(d / "k.o")],
+        (d / "k.s").write_text(kernel_source(body, mcpu=self.mcpu))
+        for cmd in ([self.mc, "-triple=amdgcn-amd-amdhsa", f"-mcpu={self.mcpu}", "-filetype=obj", str(d / "k.s"), "-o", str(d / "k.o")],
                     [self.lld, "-shared", str(d / "k.o"), "-o", str(d / "k.co")]):
             p = subprocess.run(cmd, capture_output=True, text=True)
             if p.returncode:
