@@ -75,9 +75,9 @@ inline Addressing addressing(const Wave& w, const ExecInst& in, const Operand& v
 }
 
 inline void refuse_unmodelled(ExecContext& ctx, const Wave& w, const ExecInst& in) {
-  if (in.mods.lds)
-    fail(ctx, w, in, "buffer loads to LDS (`lds`) are not implemented by the emulator", -1, 0,
-         "implement the M0-addressed LDS destination in emu/semantics/mubuf.cpp");
+  if (in.mods.lds)  // buffer_load_* handles it (mubuf.cpp load_lds); any other buffer op with lds is not code LLVM makes
+    fail(ctx, w, in, "this buffer instruction with `lds` is not implemented by the emulator (only buffer_load_* to LDS is)", -1, 0,
+         "implement the M0-addressed LDS destination for it in emu/semantics");
   if (in.mods.tfe || in.mods.lwe)
     fail(ctx, w, in, "buffer accesses with tfe/lwe are not implemented by the emulator", -1, 0,
          "implement the extra status dword in emu/semantics/mubuf.cpp");

@@ -28,8 +28,8 @@
 // Timing: vmcnt, in order (emu/waitcnt.h); load data is read at issue and lands at the covering
 // s_waitcnt; store data is read from the VGPRs at issue (gfx9 needs no wait before reuse).
 // Offsets are summed in 64 bits (no 32-bit wrap-around of VGPR offset + instruction offset).
-// Not implemented (stop the run, naming the instruction): `lds` loads (M0-addressed LDS
-// destination), `tfe`/`lwe`. Format loads/stores (buffer_*_format_*, tbuffer_*): mubuf_format.cpp. The packed
+// Loads with `lds` write LDS instead of VGPRs (load_lds below). Not implemented (stop the run, naming the
+// instruction): `tfe`/`lwe`. Format loads/stores (buffer_*_format_*, tbuffer_*): mubuf_format.cpp. The packed
 // f16/bf16 add and f64 min/max atomics share their operators with GLOBAL/FLAT (atomic_ops.h).
 #include <bit>
 #include <cstring>
@@ -50,8 +50,32 @@ using buffer::addressing;
 using buffer::Addressing;
 using buffer::refuse_unmodelled;
 
+// buffer_load_<op> vaddr|off, srsrc, soffset [offen] [idxen] [offset:N] lds (no vdata: LLVM prints the
+// address first, so the operand parser puts it in dst[0]): each active lane's element goes to LDS at
+// M0 + offset + lane * 4 (16 for dwordx3/x4, gfx950), not to VGPRs (vmem::LdsDma, the rule of
+// global_load_lds_*; the instruction offset applies to both addresses, as LLVM's buffer.load.lds
+// intrinsic says of its offset). An out-of-range component writes 0 to LDS, as it returns 0 to a VGPR.
+// Counted on vmcnt.
+template <DataOp Op> void load_lds(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  if (in.mods.tfe || in.mods.lwe) refuse_unmodelled(ctx, w, in);
+  Addressing a = addressing(w, in, in.dst[0], in.src[0], in.src[1]);
+  const uint64_t exec = w.exec();
+  vmem::LdsDma dst(ctx, w, in, Op);
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    if (!(exec >> l & 1)) continue;
+    uint32_t words[4] = {};
+    for (unsigned d = 0; d < Op.count; ++d) {
+      uint64_t addr;
+      if (a.component(w, l, 4 * d, addr)) std::memcpy(&words[d], access(ctx, w, in, addr, Op.bytes, false, static_cast<int>(l)), Op.bytes);
+    }
+    dst.add(ctx, w, in, l, words, Op);
+  }
+  dst.issue(w, in);
+}
+
 // buffer_load_<op> vdata, vaddr|off, srsrc, soffset [offen] [idxen] [offset:N]
 template <DataOp Op> void load(ExecContext& ctx, Wave& w, const ExecInst& in) {
+  if (in.mods.lds) return load_lds<Op>(ctx, w, in);
   refuse_unmodelled(ctx, w, in);
   const Operand& vdata = in.dst[0];
   Addressing a = addressing(w, in, in.src[0], in.src[1], in.src[2]);

@@ -289,5 +289,37 @@ TEST(EmuMemScalar, LdsDmaLandsAtTheVmcntWait) {
   }
 }
 
+TEST(EmuMemScalar, BufferLoadToLdsLandsAtTheVmcntWait) {
+  // buffer_load_dword ... lds (AITer's GEMM, MLA and attention kernels): each lane's dword goes to LDS at
+  // M0 + offset + 4 * lane; the instruction offset also moves the memory address; a component outside
+  // num_records writes 0; LDS changes only at the covering vmcnt wait.
+  for (const char* arch : {"gfx90a", "gfx942", "gfx950"}) {
+    auto r = run_snippet(arch, std::string(kLaneAddr) + R"(
+  v_add_u32 v1, 500, v0
+  global_store_dword v[30:31], v1, off     // memory dword l = 500 + l (the DMA's source)
+  s_waitcnt vmcnt(0)
+  v_lshlrev_b32 v2, 2, v0
+  v_mov_b32 v3, 77
+  ds_write_b32 v2, v3 offset:68            // LDS[68 + 4l] = 77
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s8, s2
+  s_and_b32 s9, s3, 0xffff                 // stride 0: a raw buffer
+  s_movk_i32 s10, 0xc0                     // num_records 192 bytes: offsets 4 + 4l >= 192 (l >= 47) are out of range
+  s_mov_b32 s11, 0x27000
+  s_mov_b32 m0, 64
+  buffer_load_dword v2, s[8:11], 0 offen offset:4 lds
+  ds_read_b32 v10, v2 offset:68            // before the wait: 77
+  s_waitcnt lgkmcnt(0)
+  s_waitcnt vmcnt(0)
+  ds_read_b32 v11, v2 offset:68            // after it: memory dword l + 1, or 0 out of range
+  s_waitcnt lgkmcnt(0)
+)", 2);
+    for (unsigned l = 0; l < 64; ++l) {
+      EXPECT_EQ(r.at(l, 0, 2), 77u) << arch << " lane " << l;
+      EXPECT_EQ(r.at(l, 1, 2), 4 + 4 * l < 192 ? 501u + l : 0u) << arch << " lane " << l;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace asmevo::emu::test
