@@ -114,6 +114,9 @@ Fitness Cascade::fitness(const codeobj::CodeObject& co, bool robust) const {
     LaunchFigure figure;
     if (options_.hip) {
       const verify::HipTiming t = verify::time_with_hip(co, kernel_, run, options_.hip->warmup, options_.hip->repetitions, options_.hip->library);
+      require(t.clock_khz > 0 && t.median_us > 0,
+              fmt::format("the HIP runtime {} reports clock {} kHz and a median of {} us for perf launch '{}': no measured fitness",
+                          t.runtime, t.clock_khz, t.median_us, run.perf_name));
       figure = {run.perf_name, t.median_us * t.clock_khz / 1000.0, t.median_us};
     } else {
       figure = {run.perf_name, static_cast<double>(r->model.cycles), r->model.microseconds};
