@@ -17,12 +17,13 @@ layouts need hardware confirmation (docs/emulator.md). Exit 0 only if every case
 import argparse
 import math
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from asm_kernel_run import assemble_and_run
 
 sys.dont_write_bytecode = True
 FORMATS = {0: ("fp8", 8), 1: ("bf8", 8), 2: ("fp6", 6), 3: ("bf6", 6), 4: ("fp4", 4)}
@@ -148,24 +149,8 @@ class Harness:
 
     def run(self, body, inputs):
         """inputs: 4 arrays [64][16] of u32 (in0..in3). Returns out [64][16] u32."""
-        d = self.dir
-        (d / "k.s").write_text(kernel_source(body, mcpu=self.mcpu))
-        for cmd in ([self.mc, "-triple=amdgcn-amd-amdhsa", f"-mcpu={self.mcpu}", "-filetype=obj", str(d / "k.s"), "-o", str(d / "k.o")],
-                    [self.lld, "-shared", str(d / "k.o"), "-o", str(d / "k.co")]):
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode:
-                raise RuntimeError(f"{cmd[0]} failed: {p.stderr}\n{body}")
-        args = []
-        for i, a in enumerate(inputs):
-            np.save(d / f"in{i}.npy", np.ascontiguousarray(a, dtype=np.uint32).reshape(-1))
-            args.append(f"  - {{name: in{i}, buffer: u32, count: 1024, init: {{file: {d / f'in{i}.npy'}}}}}")
-        args.append("  - {name: out, buffer: u32, count: 1024, output: true}")
-        (d / "k.yaml").write_text("kernel: k\ngrid: [1, 1, 1]\nblock: [64, 1, 1]\nargs:\n" + "\n".join(args) + "\n")
-        p = subprocess.run([self.asmevo, "run", str(d / "k.co"), "--kernel", "k", "--launch", str(d / "k.yaml"), "--out", str(d / "o")],
-                           capture_output=True, text=True)
-        if p.returncode:
-            raise RuntimeError(f"asmevo run failed: {p.stderr}\n{body}")
-        return np.load(d / "o" / "out.npy").reshape(64, 16)
+        o = assemble_and_run(self.asmevo, self.mc, self.lld, self.mcpu, self.dir, kernel_source(body, mcpu=self.mcpu), inputs, what=body)
+        return np.load(o / "out.npy").reshape(64, 16)
 
 
 # ----------------------------------------------------------------------------------------------- MFMA model

@@ -17,12 +17,13 @@ and compares every output word with the model. Exit 0 only if every case matches
 """
 import argparse
 import math
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from asm_kernel_run import assemble_and_run
 
 sys.dont_write_bytecode = True
 
@@ -163,25 +164,9 @@ class Harness:
         self.dir = Path(tempfile.mkdtemp(prefix="asmevo-memfmt-"))
 
     def run(self, arch, body, inputs, lds=4096, scratch=0):
-        d = self.dir
-        (d / "k.s").write_text(kernel_source(arch, body, lds, scratch))
-        for cmd in ([self.mc, "-triple=amdgcn-amd-amdhsa", f"-mcpu={arch}", "-filetype=obj", str(d / "k.s"), "-o", str(d / "k.o")],
-                    [self.lld, "-shared", str(d / "k.o"), "-o", str(d / "k.co")]):
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode:
-                raise RuntimeError(f"{cmd[0]} failed: {p.stderr}\n{body}")
-        args = []
-        for i, a in enumerate(inputs):
-            np.save(d / f"in{i}.npy", np.ascontiguousarray(a, dtype=np.uint32).reshape(-1))
-            io = ", inout: true" if i == 3 else ""
-            args.append(f"  - {{name: in{i}, buffer: u32, count: 1024, init: {{file: {d / f'in{i}.npy'}}}{io}}}")
-        args.append("  - {name: out, buffer: u32, count: 1024, output: true}")
-        (d / "k.yaml").write_text("kernel: k\ngrid: [1, 1, 1]\nblock: [64, 1, 1]\nargs:\n" + "\n".join(args) + "\n")
-        p = subprocess.run([self.asmevo, "run", str(d / "k.co"), "--kernel", "k", "--launch", str(d / "k.yaml"), "--out", str(d / "o")],
-                           capture_output=True, text=True)
-        if p.returncode:
-            raise RuntimeError(f"asmevo run failed: {p.stderr}\n{body}")
-        return np.load(d / "o" / "out.npy").reshape(64, 16), np.load(d / "o" / "in3.npy").reshape(-1)
+        o = assemble_and_run(self.asmevo, self.mc, self.lld, arch, self.dir, kernel_source(arch, body, lds, scratch), inputs, inout=(3,),
+                             what=body)
+        return np.load(o / "out.npy").reshape(64, 16), np.load(o / "in3.npy").reshape(-1)
 
 
 def vsharp(base_pair, word3, num_records, sgpr=20):
