@@ -14,25 +14,12 @@
 #include "program/decoder.h"
 #include "support/error.h"
 #include "support/file_io.h"
+#include "tests/support/corpus_files.h"
 
 namespace asmevo::emu {
 namespace {
 
-const char* kV2 = R"(kernel: vector_add
-grid: [17, 1, 1]
-block: [256, 1, 1]
-seed: 1
-inputs: 2
-special: true
-launches:
-  - {name: full}
-  - {name: tail, grid: [2, 1, 1], values: {n: 300}, counts: {a: 300, b: 300, out: 300}}
-args:
-  - {name: a, buffer: f32, count: 4321, init: {normal: [0, 1]}}
-  - {name: b, buffer: f32, count: 4321, init: {uniform: [-1, 1]}}
-  - {name: out, buffer: f32, count: 4321, output: true}
-  - {name: n, value: 4321, type: i32}
-)";
+const char* const kV2 = asmevo::testing::kVectorAddSmallSpec;
 
 std::string v3(const std::string& perf) { return std::string(kV2) + "perf:\n" + perf; }
 

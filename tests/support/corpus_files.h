@@ -40,4 +40,22 @@ std::string run_command(const std::string& cmd);
 // has no perf: section (corpus specs end with it).
 std::string spec_without_perf(const std::string& spec_path);
 
+// A small v2 launch spec of the HIP corpus kernel vector_add: 17 full workgroups over 4321 elements and a
+// 300-element tail launch, 2 random and the special input sets. Tests append a `perf:` list to it.
+inline constexpr const char* kVectorAddSmallSpec = R"(kernel: vector_add
+grid: [17, 1, 1]
+block: [256, 1, 1]
+seed: 1
+inputs: 2
+special: true
+launches:
+  - {name: full}
+  - {name: tail, grid: [2, 1, 1], values: {n: 300}, counts: {a: 300, b: 300, out: 300}}
+args:
+  - {name: a, buffer: f32, count: 4321, init: {normal: [0, 1]}}
+  - {name: b, buffer: f32, count: 4321, init: {uniform: [-1, 1]}}
+  - {name: out, buffer: f32, count: 4321, output: true}
+  - {name: n, value: 4321, type: i32}
+)";
+
 }  // namespace asmevo::testing

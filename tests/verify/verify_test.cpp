@@ -25,21 +25,7 @@ namespace {
 
 const std::string kObject = corpus::hip_object("gfx942", "vector_add.co");
 
-const char* kSpec = R"(kernel: vector_add
-grid: [17, 1, 1]
-block: [256, 1, 1]
-seed: 1
-inputs: 2
-special: true
-launches:
-  - {name: full}
-  - {name: tail, grid: [2, 1, 1], values: {n: 300}, counts: {a: 300, b: 300, out: 300}}
-args:
-  - {name: a, buffer: f32, count: 4321, init: {normal: [0, 1]}}
-  - {name: b, buffer: f32, count: 4321, init: {uniform: [-1, 1]}}
-  - {name: out, buffer: f32, count: 4321, output: true}
-  - {name: n, value: 4321, type: i32}
-)";
+const char* const kSpec = asmevo::testing::kVectorAddSmallSpec;
 
 codeobj::CodeObject original() { return codeobj::CodeObject::parse(read_file_bytes(kObject), kObject); }
 
