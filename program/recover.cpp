@@ -3,6 +3,8 @@
 #include <llvm/BinaryFormat/ELF.h>
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <cstring>
 #include <fmt/format.h>
 #include <set>
@@ -380,25 +382,26 @@ Listing recover(const CodeObject& co, const RecoverOptions& opts) {
       // Function starts, for alignment: a run of s_nop 0 before a 256-aligned function that
       // merely pads to it becomes `.p2align 8`, which the assembler fills the same way.
       std::set<uint64_t> function_starts;
-      for (const auto& [a, s] : syms.by_address)
-        if (s->section_index == sec->index && s->type == ELF::STT_FUNC) function_starts.insert(a);
       // Bytes outside every function's [start, start + size) are not code anyone runs: clang pads
       // between HIP kernels with zero words, which decode as `v_cndmask_b32 v0, s0, v0, vcc`, an
       // instruction the assembler rightly rejects (two constant-bus reads). Such words are kept as
       // raw bytes; the fillers the assembler itself writes (s_nop 0, s_code_end) stay instructions.
       // Only where every function has a size: otherwise nothing is known to lie outside.
-      std::vector<std::pair<uint64_t, uint64_t>> function_ranges;
+      // covered_until: start -> the furthest end of any function starting at or before it (the
+      // symbols come in address order), so one lookup answers "does a function cover this word".
+      std::map<uint64_t, uint64_t> covered_until;
       bool all_sized = true;
       for (const auto& [a, s] : syms.by_address)
         if (s->section_index == sec->index && s->type == ELF::STT_FUNC) {
+          function_starts.insert(a);
           all_sized &= s->size > 0;
-          function_ranges.emplace_back(a, a + s->size);
+          const uint64_t end = std::max(a + s->size, covered_until.empty() ? 0 : covered_until.rbegin()->second);
+          covered_until[a] = std::max(covered_until[a], end);
         }
       auto outside_functions = [&](const Instruction& in) {
-        if (!all_sized || function_ranges.empty() || labels.count(in.address)) return false;
-        for (const auto& [lo, hi] : function_ranges)
-          if (in.address < hi && in.address + in.size > lo) return false;
-        return true;
+        if (!all_sized || covered_until.empty() || labels.count(in.address)) return false;
+        auto it = covered_until.upper_bound(in.address + in.size - 1);  // first function starting after the word
+        return it == covered_until.begin() || std::prev(it)->second <= in.address;
       };
       size_t i = 0;
       while (i < cs->insts.size()) {
