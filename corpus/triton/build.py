@@ -67,7 +67,10 @@ def scan_leaks(paths):
 
 def load_specs():
     specs = []
+    sys.path.insert(0, str(HERE / "kernels"))  # the kernels import their shared @triton.jit helpers (_*.py)
     for path in sorted((HERE / "kernels").glob("*.py")):
+        if path.name.startswith("_"):  # a module of helpers, no SPECS of its own
+            continue
         mod_name = f"asmevo_triton_corpus_{path.stem}"
         spec = importlib.util.spec_from_file_location(mod_name, path)
         mod = importlib.util.module_from_spec(spec)
