@@ -22,13 +22,13 @@
 //     a lane whose source is invalid is not written (keeps its old destination value).
 //   * Lanes whose row_mask bit (lane / 16) or bank_mask bit (lane[3:2]) is 0 are not written.
 // The ALU lambda still runs for every lane (emu/alu.h): only the write is masked.
+#include "emu/semantics/lane_maps.h"
+
 #include "emu/alu.h"
 
 namespace asmevo::emu::sem {
-namespace {
 
-// The source lane of `lane`, or -1 when it is out of range.
-inline int source_lane(const DppMods& d, unsigned lane) {
+int dpp_source_lane(const DppMods& d, unsigned lane) {
   const unsigned r = lane & 15, base = lane & ~15u;
   switch (d.ctrl) {
     case DppMods::QuadPerm: return static_cast<int>((lane & ~3u) | (d.quad_perm[lane & 3] & 3u));
@@ -48,6 +48,8 @@ inline int source_lane(const DppMods& d, unsigned lane) {
   return -1;
 }
 
+namespace {
+
 uint64_t dpp_read(const Wave& w, const ExecInst& in, const Operand& o, uint32_t* out) {
   const DppMods& d = in.mods.dpp;
   const uint64_t exec = w.exec();
@@ -55,7 +57,7 @@ uint64_t dpp_read(const Wave& w, const ExecInst& in, const Operand& o, uint32_t*
   uint64_t write = 0;
   for (unsigned l = 0; l < kWaveSize; ++l) {
     const bool enabled = (d.row_mask >> (l / 16) & 1) && (d.bank_mask >> ((l >> 2) & 3) & 1);
-    const int s = source_lane(d, l);
+    const int s = dpp_source_lane(d, l);
     const bool valid = s >= 0 && (d.fi || (exec >> s & 1));
     if (enabled && (valid || d.bound_ctrl)) write |= 1ull << l;
     if (out)

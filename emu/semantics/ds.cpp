@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "emu/alu.h"
+#include "emu/semantics/lane_maps.h"
 
 namespace asmevo::emu::sem {
 namespace {
@@ -258,6 +259,17 @@ inline u32 pk_add_bf16(u32 a, u32 b) {
 
 // ---- Cross-lane ops through the DS unit (no LDS access) -----------------------------------------
 
+}  // namespace
+
+int swizzle_source_lane(uint32_t off, unsigned i) {
+  if (off >= 0xc000) return -1;
+  if (off & 0x8000) return static_cast<int>((i & ~3u) | ((off >> (2 * (i & 3))) & 3));
+  const unsigned and_m = off & 31, or_m = (off >> 5) & 31, xor_m = (off >> 10) & 31;
+  return static_cast<int>((i & 32) | ((((i & 31) & and_m) | or_m) ^ xor_m));
+}
+
+namespace {
+
 // ds_swizzle_b32 vdst, vdata offset:...: OFFSET[15] = 1 and OFFSET < 0xc000: quad-permute mode,
 // lane i of each quad reads lane OFFSET[2k+1:2k] (k = i & 3) of its quad. OFFSET[15] = 0:
 // bit-mask mode inside each half-wave of 32 lanes, j = ((i & AND) | OR) ^ XOR with AND =
@@ -272,13 +284,7 @@ void ds_swizzle_b32(ExecContext& ctx, Wave& w, const ExecInst& in) {
   const u32* src = w.v[in.src[0].index].lane;
   PendingWrite pw = dest(in.dst[0], 1, exec);
   for (unsigned i = 0; i < kWaveSize; ++i) {
-    unsigned j;
-    if (off & 0x8000) {
-      j = (i & ~3u) | ((off >> (2 * (i & 3))) & 3);
-    } else {
-      unsigned and_m = off & 31, or_m = (off >> 5) & 31, xor_m = (off >> 10) & 31;
-      j = (i & 32) | ((((i & 31) & and_m) | or_m) ^ xor_m);
-    }
+    const unsigned j = static_cast<unsigned>(swizzle_source_lane(off, i));
     pw.data[i] = (exec >> j & 1) ? src[j] : 0;
   }
   issue(w, in, &pw);

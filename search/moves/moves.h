@@ -16,6 +16,8 @@ std::unique_ptr<Move> make_vmcnt_branches_move();    // vmcnt_branches.cpp
 std::unique_ptr<Move> make_setprio_move();           // setprio.cpp
 std::unique_ptr<Move> make_interleave_move();        // interleave.cpp
 std::unique_ptr<Move> make_widen_move();             // widen.cpp
+std::unique_ptr<Move> make_dpp_permute_move();       // dpp_permute.cpp
+std::unique_ptr<Move> make_pk_math_move();           // pk_math.cpp
 std::unique_ptr<Move> make_dead_code_move();         // dead_code.cpp
 std::unique_ptr<Move> make_nop_minimize_move();      // nop_minimize.cpp
 std::unique_ptr<Move> make_register_compact_move();  // register_compact.cpp
