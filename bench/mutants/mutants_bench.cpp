@@ -85,6 +85,36 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
+// The decision a mutant changes: the edited line when it is a compare (v_cmp*, s_cmp*) or a select
+// (v_max/v_min), else the first such line within 16 instructions after it (a mul->add feeding a
+// range check). None when there is none.
+std::optional<uint64_t> decision_of(const program::Program& p, const mutants::Mutant& m) {
+  if (m.edits.empty()) return std::nullopt;
+  auto is_decision = [](const std::string& t) {
+    return (t.starts_with("v_cmp") && t.find("class") == std::string::npos) || (t.starts_with("s_cmp") && !t.starts_with("s_cmp_bit")) ||
+           t.starts_with("v_max") || t.starts_with("v_min");
+  };
+  size_t seen = 0;
+  for (size_t i = m.edits.front().line; i < p.text_line_count() && seen < 17; ++i) {
+    const program::Line& l = p.text_line(i);
+    if (!l.inst) continue;
+    if (is_decision(l.text)) return l.address;
+    ++seen;
+  }
+  return std::nullopt;
+}
+
+// Why a reached survivor that no proof shows equivalent survived, from what the reference saw
+// of K0's decisions (verify::Reference::aimed_decisions / launch_determined_decisions).
+std::string survivor_class(const verify::Reference& ref, std::optional<uint64_t> decision, const std::string& context_verdict) {
+  if (decision && ref.aimed_decisions().count(*decision))
+    return "threshold crossed: aimed sets put elements at, below and above this decision's threshold; outputs agree";
+  if (decision && ref.launch_determined_decisions().count(*decision))
+    return "launch-determined: no operand of the decision derives from an input element; every launch of the spec ran";
+  if (context_verdict == "PROVEN") return "context-proven: equivalent in K0's observed live-in state (one wave), differs only for other states";
+  return "open";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -101,11 +131,14 @@ int main(int argc, char** argv) try {
   verify::VerifyOptions one_run = fast;  // a concrete counterexample run, as it is
   one_run.aimed_inputs = false;
   std::vector<double> proof_seconds;
+  std::map<std::string, size_t> survivor_classes;  // "operator | class" -> reached survivors not shown equivalent
   for (const auto& k : kernels) {
     codeobj::CodeObject co = codeobj::CodeObject::parse(read_file_bytes(k.code_object), k.code_object);
     program::Program prog = program::Program::recover(co);
     emu::LaunchSpec spec = emu::load_launch_spec(k.spec);
     verify::Reference ref(*backend, co, {spec}, fast);
+    if (std::getenv("ASMEVO_MUTANTS_TRACE"))
+      for (const auto& n : ref.notes()) std::cerr << "  note: " << n << "\n";
     emu::LaunchSpec strong_spec = spec;
     strong_spec.inputs = 16;
     strong_spec.special = true;
@@ -211,6 +244,14 @@ int main(int argc, char** argv) try {
             if (why.empty() && proof_verdict == "PROVEN") why = "PROVEN (window prover, liveness)", ++row.proven;
             entry["known_equivalent"] = why;
             if (!why.empty()) ++row.survived_equivalent;
+            if (why.empty()) {
+              const auto d = decision_of(prog, m);
+              if (d) entry["decision"] = fmt::format("0x{:x}", *d);
+              const std::string cls =
+                  survivor_class(ref, d, entry.contains("context_proof") ? entry["context_proof"]["verdict"].get<std::string>() : std::string());
+              entry["survivor_class"] = cls;
+              if (!rewrite) ++survivor_classes[op + " | " + cls.substr(0, cls.find(':'))];
+            }
           }
           if (!rewrite && r.verdict == verify::Verdict::Equivalent) {
             if (!strong) strong = std::make_unique<verify::Reference>(*backend, co, std::vector<emu::LaunchSpec>{strong_spec}, fast);
@@ -288,12 +329,14 @@ int main(int argc, char** argv) try {
     std::cout << fmt::format("window proofs of testing's survivors: {}, median {:.3f} s, p95 {:.3f} s\n", proof_seconds.size(),
                              proof_seconds[proof_seconds.size() / 2], proof_seconds[std::min(proof_seconds.size() - 1, proof_seconds.size() * 95 / 100)]);
   }
+  std::cout << "\nReached survivors no proof shows equivalent, by why they survived (operator | class):\n";
+  for (const auto& [k, n] : survivor_classes) std::cout << fmt::format("  {:60s} {:5d}\n", k, n);
   std::cout << fmt::format("\nSurvivors ({}), with the verdict under 16 random + 2 special input sets:\n", survivors.size());
   for (const auto& s : survivors)
     std::cout << fmt::format("--- {} {} at {} ({}{}): strong verify {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
                              s["address"].get<std::string>(), s["edit_executed"].get<bool>() ? "executed" : "never executed",
                              s.value("known_equivalent", std::string()).empty() ? "" : "; " + s["known_equivalent"].get<std::string>(),
-                             s["strong_verdict"].get<std::string>(),
+                             s["strong_verdict"].get<std::string>() + (s.contains("survivor_class") ? "\nwhy: " + s["survivor_class"].get<std::string>() : std::string()),
                              (s.contains("proof") ? "proof: " + s["proof"]["verdict"].get<std::string>() + " " + s["proof"]["reason"].get<std::string>().substr(0, 160) + "\n" : std::string()) +
                                  (s.contains("context_proof") ? "context proof: " + s["context_proof"]["verdict"].get<std::string>() + " " +
                                                                     s["context_proof"]["note"].get<std::string>() +
@@ -306,7 +349,8 @@ int main(int argc, char** argv) try {
                              s["diff"].get<std::string>());
   if (!args.json.empty()) {
     nlohmann::json j = {{"schema", "asmevo.mutants/1"}, {"arch", args.arch}, {"seconds", seconds}, {"kernels", per_kernel},
-                        {"survivors", survivors}, {"rejected_rewrites", rejections}, {"killed", killed}};
+                        {"survivors", survivors}, {"rejected_rewrites", rejections}, {"killed", killed},
+                        {"survivor_classes", survivor_classes}};
     for (const auto& [op, r] : rows)
       j["operators"][op] = {{"mutants", r.mutants}, {"killed", r.killed()}, {"different", r.different}, {"unsafe", r.unsafe},
                             {"fault", r.fault}, {"error", r.error}, {"survived", r.survived},
