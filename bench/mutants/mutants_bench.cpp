@@ -14,6 +14,8 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "corpus/index/corpus.h"
@@ -56,6 +58,15 @@ struct Args {
   std::vector<std::string> kernels;
   std::vector<std::string> ops;  // mutation operators to run (empty: all)
   std::string json;
+  // --only FILE: run only the mutants listed ("kernel operator 0xaddress" per line; the sample is
+  // drawn as usual, the others are skipped uncounted): re-measuring a previous run's survivors.
+  std::set<std::string> only;
+  bool prove = true, strong = true;
+  // --off-spec: launch-determined survivors are verified again with boundary launches the spec does
+  // not declare (every integer argument without vary: given vary: [1, value]; smaller sizes stay
+  // inside the buffers, and a launch K0 itself cannot run is dropped): a difference there shows the
+  // mutant changes behaviour, but only for launches outside the spec. Not counted as a kill.
+  bool off_spec = false;  // --no-prove, --no-strong: skip the prover stage, the 16-set re-verify of survivors
 };
 
 Args parse_args(int argc, char** argv) {
@@ -70,6 +81,13 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--per-op") a.per_op = std::stoul(value());
     else if (s == "--rewrites") a.rewrites = std::stoul(value());
     else if (s == "--json") a.json = value();
+    else if (s == "--no-prove") a.prove = false;
+    else if (s == "--no-strong") a.strong = false;
+    else if (s == "--off-spec") a.off_spec = true;
+    else if (s == "--only") {
+      std::istringstream in(read_file_text(value()));
+      for (std::string k, o, addr; in >> k >> o >> addr;) a.only.insert(k + " " + o + " " + addr);
+    }
     else if (s == "--kernels" || s == "--ops") {
       std::string list = value();
       auto& into = s == "--ops" ? a.ops : a.kernels;
@@ -80,7 +98,8 @@ Args parse_args(int argc, char** argv) {
         p = q + 1;
       }
     } else
-      throw Error("unknown option " + s, "mutants_bench", "options: --arch A --per-op N --rewrites N --kernels a,b --ops o1,o2 --json FILE");
+      throw Error("unknown option " + s, "mutants_bench",
+                  "options: --arch A --per-op N --rewrites N --kernels a,b --ops o1,o2 --json FILE --only FILE --no-prove --no-strong");
   }
   return a;
 }
@@ -133,6 +152,8 @@ int main(int argc, char** argv) try {
   std::vector<double> proof_seconds;
   std::map<std::string, size_t> survivor_classes;  // "operator | class" -> reached survivors not shown equivalent
   for (const auto& k : kernels) {
+    if (!args.only.empty() && std::none_of(args.only.begin(), args.only.end(), [&](const std::string& o) { return o.starts_with(k.name + " "); }))
+      continue;
     codeobj::CodeObject co = codeobj::CodeObject::parse(read_file_bytes(k.code_object), k.code_object);
     program::Program prog = program::Program::recover(co);
     emu::LaunchSpec spec = emu::load_launch_spec(k.spec);
@@ -143,6 +164,7 @@ int main(int argc, char** argv) try {
     strong_spec.inputs = 16;
     strong_spec.special = true;
     std::unique_ptr<verify::Reference> strong;  // made on the first survivor
+    std::unique_ptr<verify::Reference> off_spec_ref;  // --off-spec, made on the first launch-determined survivor
     std::unique_ptr<verify::LoadedKernel> loaded_k0;  // for context proofs, made on the first survivor
     prove::ProofOptions po;
     po.timeout_ms = 2000;
@@ -169,6 +191,7 @@ int main(int argc, char** argv) try {
           }
           const codeobj::CodeObject& k1 = *built;
           ++taken;
+          if (!args.only.empty() && !args.only.count(fmt::format("{} {} 0x{:x}", k.name, op, m.address))) continue;
           ++row.mutants;
           verify::VerifyReport r = verify::verify_candidate(ref, k1, fast);
           nlohmann::json entry = {{"kernel", k.name}, {"op", op}, {"address", fmt::format("0x{:x}", m.address)},
@@ -180,7 +203,7 @@ int main(int argc, char** argv) try {
           // equivalent; otherwise a proof in K0's observed context may give a counterexample that
           // maps back to input elements, and that input set is run (the kill rests on that run).
           std::string proof_verdict;
-          if (r.verdict == verify::Verdict::Equivalent && executed) {
+          if (r.verdict == verify::Verdict::Equivalent && executed && args.prove) {
             std::vector<prove::Change> changes;
             for (const auto& e : m.edits)
               changes.push_back({e.line, e.insert ? size_t{0} : size_t{1}, e.text.empty() ? std::vector<std::string>{} : std::vector<std::string>{e.text}});
@@ -251,9 +274,22 @@ int main(int argc, char** argv) try {
                   survivor_class(ref, d, entry.contains("context_proof") ? entry["context_proof"]["verdict"].get<std::string>() : std::string());
               entry["survivor_class"] = cls;
               if (!rewrite) ++survivor_classes[op + " | " + cls.substr(0, cls.find(':'))];
+              if (!rewrite && args.off_spec && cls.starts_with("launch-determined")) {
+                if (!off_spec_ref) {
+                  emu::LaunchSpec wide = spec;
+                  for (auto& a : wide.args)
+                    if (a.kind == emu::ArgSpec::Value && !a.vary && (a.dtype == "i32" || a.dtype == "u32"))
+                      if (const int64_t v = std::strtoll(a.value.c_str(), nullptr, 0); v > 1) a.vary = std::pair<int64_t, int64_t>{1, v};
+                  off_spec_ref = std::make_unique<verify::Reference>(*backend, co, std::vector<emu::LaunchSpec>{wide}, fast);
+                }
+                verify::VerifyReport o = verify::verify_candidate(*off_spec_ref, k1, fast);
+                entry["off_spec"] = {{"verdict", verify::verdict_name(o.verdict)}, {"evidence", o.evidence.kind}, {"run", o.evidence.run_label}};
+                ++survivor_classes[op + " | launch-determined, off-spec launch " + verify::verdict_name(o.verdict)];
+              }
             }
           }
-          if (!rewrite && r.verdict == verify::Verdict::Equivalent) {
+          if (!rewrite && r.verdict == verify::Verdict::Equivalent && !args.strong) survivors.push_back(entry);
+          if (!rewrite && r.verdict == verify::Verdict::Equivalent && args.strong) {
             if (!strong) strong = std::make_unique<verify::Reference>(*backend, co, std::vector<emu::LaunchSpec>{strong_spec}, fast);
             verify::VerifyReport s = verify::verify_candidate(*strong, k1, fast);
             entry["strong_verdict"] = verify::verdict_name(s.verdict);
@@ -336,7 +372,7 @@ int main(int argc, char** argv) try {
     std::cout << fmt::format("--- {} {} at {} ({}{}): strong verify {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
                              s["address"].get<std::string>(), s["edit_executed"].get<bool>() ? "executed" : "never executed",
                              s.value("known_equivalent", std::string()).empty() ? "" : "; " + s["known_equivalent"].get<std::string>(),
-                             s["strong_verdict"].get<std::string>() + (s.contains("survivor_class") ? "\nwhy: " + s["survivor_class"].get<std::string>() : std::string()),
+                             s.value("strong_verdict", std::string("not run")) + (s.contains("survivor_class") ? "\nwhy: " + s["survivor_class"].get<std::string>() : std::string()),
                              (s.contains("proof") ? "proof: " + s["proof"]["verdict"].get<std::string>() + " " + s["proof"]["reason"].get<std::string>().substr(0, 160) + "\n" : std::string()) +
                                  (s.contains("context_proof") ? "context proof: " + s["context_proof"]["verdict"].get<std::string>() + " " +
                                                                     s["context_proof"]["note"].get<std::string>() +
