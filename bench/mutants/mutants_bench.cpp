@@ -6,6 +6,7 @@
 // EQUIVALENT. Figures are emulated.
 //
 //   mutants_bench [--arch gfx942] [--per-op N] [--rewrites N] [--kernels k1,k2] [--ops o1,o2] [--json FILE]
+//                 [--only FILE] [--no-prove] [--no-strong] [--off-spec]   (docs/verify.md "Mutant score")
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
