@@ -17,6 +17,7 @@
 #include "emu/wave.h"
 #include "program/instruction.h"
 #include "support/error.h"
+#include "verify/element_value.h"
 
 namespace asmevo::verify {
 namespace {
@@ -34,6 +35,10 @@ struct Origin {
   uint64_t elem = 0;
   double a = 1, b = 0;
   Num num = Num::Unsigned;  // how the register's bits read as the number a * element + b
+  // False: the value depends on the element by a chain the affine steps do not cover (a product
+  // of two element-derived values, a transcendental, a 16-bit element, a cross-lane move); a and
+  // b mean nothing and the threshold search (search_thresholds) finds the element value instead.
+  bool affine = true;
 };
 using Lanes = std::array<Origin, kLanes>;
 
@@ -71,9 +76,16 @@ double value_of(const Wave& w, const Operand& o, unsigned l, Num n) {
 
 struct WaveShadow {
   std::unordered_map<uint32_t, Lanes> v;  // VGPR -> per-lane origin (absent: none)
+  std::unordered_map<uint32_t, Origin> sg;  // SGPR -> origin (a lane's value read into it, and SALU results of it)
   const ExecInst* last_load = nullptr;    // MUBUF loads call on_access once per dword
   std::array<uint8_t, kLanes> next_dword{};
+  const ExecInst* last_scalar_load = nullptr;
+  unsigned next_sdword = 0;
   const Origin* at(const Operand& o, unsigned l) const {
+    if (o.kind == Operand::SGPR) {
+      auto it = sg.find(o.index);
+      return it != sg.end() ? &it->second : nullptr;
+    }
     if (o.kind != Operand::VGPR) return nullptr;
     auto it = v.find(o.index);
     return it != v.end() && it->second[l].arg >= 0 ? &it->second[l] : nullptr;
@@ -100,14 +112,28 @@ class DecisionObserver final : public emu::ExecObserver {
     const bool cmp = m.starts_with("v_cmp") && m.find("class") == std::string::npos;
     const bool select = m.starts_with("v_max") || m.starts_with("v_min");
     if ((cmp || select) && in.encoding < 3) record_decision(s, w, in, m, exec);
+    if (m.starts_with("s_cmp_") && !m.starts_with("s_cmp_bit")) record_decision(s, w, in, m, 1, /*scalar=*/true);  // one "lane"
+    // Scalar results of element-derived values: v_readlane/readfirstlane and SALU ops of them.
+    std::optional<std::pair<uint32_t, Origin>> scalar_out;
+    if (in.ndst >= 1 && in.dst[0].kind == Operand::SGPR) scalar_out = scalar_taint(s, w, in, m, exec);
+    // LDS: a dword keeps the origin of the value stored there; a read takes it back (ds_bpermute
+    // from the lane it reads).
+    std::vector<std::pair<uint32_t, Lanes>> lds_out;
+    if (m.starts_with("ds_")) lds_out = lds_taint(ctx, s, w, in, m, exec);
     // The destination's origin after this instruction, from the sources' before it.
     bool produced = false;
     Lanes out{};
-    if (in.ndst >= 1 && in.dst[0].kind == Operand::VGPR && in.encoding < 3 && in.dst[0].count <= 1)
-      produced = propagate(s, w, in, m, exec, out);
+    if (in.ndst >= 1 && in.dst[0].kind == Operand::VGPR && in.dst[0].count <= 1) {
+      if (in.encoding < 3) produced = propagate(s, w, in, m, exec, out);
+      produced |= taint(s, in, m, exec, out);
+    }
     for (const auto& d : in.defs)
-      if (d.file == 0)
-        for (uint32_t r = d.first; r < uint32_t{d.first} + d.count; ++r) s.v.erase(r);
+      for (uint32_t r = d.first; r < uint32_t{d.first} + d.count; ++r) d.file == 0 ? s.v.erase(r) : s.sg.erase(r);
+    if (scalar_out) {
+      s.sg[scalar_out->first] = scalar_out->second;
+      if (in.dst[0].count == 2) s.sg[scalar_out->first + 1] = scalar_out->second;
+    }
+    for (auto& [reg, lanes] : lds_out) s.v[reg] = lanes;
     if (produced) {
       // Lanes outside EXEC keep their old value, hence no origin known here: the erase is right for them.
       for (unsigned l = 0; l < kLanes; ++l)
@@ -118,34 +144,64 @@ class DecisionObserver final : public emu::ExecObserver {
 
   void on_access(const emu::ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t address, unsigned size, bool write,
                  int lane) override {
-    if (write || lane < 0 || in.ndst < 1 || in.dst[0].kind != Operand::VGPR || !sampled(ctx)) return;
+    if (write || in.ndst < 1 || !sampled(ctx)) return;
+    if (lane < 0 ? in.dst[0].kind != Operand::SGPR : in.dst[0].kind != Operand::VGPR) return;
     const emu::DeviceMemory::Region* r = ctx.mem->find(address);
     if (!r || !r->guard) return;
     size_t arg = 0;
     if (std::sscanf(r->name.c_str(), "argument %zu", &arg) != 1 || arg >= spec_.args.size()) return;
-    if (emu::dtype_size(spec_.args[arg].dtype) != 4) return;  // 32-bit elements only
+    const std::string& dt = spec_.args[arg].dtype;
+    if (!element_searchable(dt)) return;  // 64-bit and fp8 elements are not tracked
+    const unsigned esize = element_bytes(dt);
     const int64_t off = static_cast<int64_t>(address - r->base) - static_cast<int64_t>(r->guard);
-    if (off < 0 || off % 4) return;
+    if (off < 0 || off % esize) return;
     std::lock_guard lock(mu_);
     WaveShadow& s = shadow_[key(ctx, w)];
+    if (lane < 0) {  // a scalar load of buffer data: each SGPR takes its dword's first element (not affine)
+      const unsigned d0 = s.last_scalar_load == &in ? s.next_sdword : 0;
+      s.last_scalar_load = &in;
+      const unsigned dwords = std::max(1u, size / 4);
+      for (unsigned d = 0; d < dwords; ++d) {
+        const uint64_t elem = static_cast<uint64_t>(off) / esize + d * (4 / esize);
+        if (elem >= spec_.args[arg].count) continue;
+        Origin o;
+        o.arg = static_cast<int32_t>(arg), o.elem = elem, o.affine = false;
+        s.sg[in.dst[0].index + d0 + d] = o;
+      }
+      s.next_sdword = d0 + dwords;
+      return;
+    }
     const unsigned l = static_cast<unsigned>(lane);
     unsigned d0 = s.last_load == &in ? s.next_dword[l] : 0;
     if (s.last_load != &in) s.next_dword.fill(0), s.last_load = &in;
-    for (unsigned d = 0; d < size / 4; ++d) {
-      const uint64_t elem = static_cast<uint64_t>(off) / 4 + d;
+    // One origin per destination dword: its first element (16- and 8-bit elements: not affine,
+    // the dword's bits are not the element's number).
+    const unsigned dwords = std::max(1u, size / 4);
+    for (unsigned d = 0; d < dwords; ++d) {
+      const uint64_t elem = static_cast<uint64_t>(off) / esize + d * (4 / esize);
       if (elem >= spec_.args[arg].count) continue;
       Origin o;
       o.arg = static_cast<int32_t>(arg);
       o.elem = elem;
-      const std::string& dt = spec_.args[arg].dtype;
       o.num = dt == "f32" ? Num::Float : dt == "i32" ? Num::Signed : Num::Unsigned;
+      o.affine = esize == 4;
       s.v[in.dst[0].index + d0 + d][l] = o;
     }
-    s.next_dword[l] = static_cast<uint8_t>(d0 + size / 4);
+    s.next_dword[l] = static_cast<uint8_t>(d0 + dwords);
   }
 
   std::vector<Threshold> thresholds;
+  // Decisions on non-affine operands: (pc, argument, element) -> the operand's value and the other
+  // side's, first occurrence in this run.
+  using ProbeKey = std::tuple<uint64_t, int32_t, uint64_t>;
+  struct Probe {
+    std::string inst;
+    double u = 0, c = 0;
+    uint32_t chain = 0;
+  };
+  std::map<ProbeKey, Probe> probes;
   std::map<uint64_t, UnresolvedDecision> unresolved;
+  std::set<uint64_t> decision_pcs, data_derived_pcs;  // every decision seen; those with an element-derived operand in some lane
   ObservedState snapshot;
 
  private:
@@ -158,7 +214,7 @@ class DecisionObserver final : public emu::ExecObserver {
       for (unsigned l = 0; l < kLanes; ++l) snapshot.v[r][l] = w.v[r].lane[l];
     for (const auto& [reg, lanes] : s.v)
       for (unsigned l = 0; l < kLanes; ++l)
-        if (lanes[l].arg >= 0 && lanes[l].a != 0)
+        if (lanes[l].arg >= 0 && lanes[l].affine && lanes[l].a != 0)
           snapshot.origins[{reg, l}] = {static_cast<size_t>(lanes[l].arg), lanes[l].elem, lanes[l].a, lanes[l].b, lanes[l].num == Num::Float,
                                         lanes[l].num == Num::Signed};
   }
@@ -182,7 +238,8 @@ class DecisionObserver final : public emu::ExecObserver {
     thresholds.push_back({pc, in.raw ? in.raw->text : std::string(), static_cast<size_t>(o.arg), o.elem, v, o.chain});
   }
 
-  void record_decision(const WaveShadow& s, const Wave& w, const ExecInst& in, const std::string& m, uint64_t exec) {
+  // `scalar`: an s_cmp; one without an element-derived operand (a loop count) is not counted as unresolved.
+  void record_decision(const WaveShadow& s, const Wave& w, const ExecInst& in, const std::string& m, uint64_t exec, bool scalar = false) {
     const Num n = num_of(m);
     if (m.find("f16") != std::string::npos || m.find("64") != std::string::npos || in.nsrc < 2) return;
     const unsigned nsrc = std::min<unsigned>(in.nsrc, m.ends_with("3_f32") || m.ends_with("3_i32") || m.ends_with("3_u32") ? 3 : 2);
@@ -196,17 +253,142 @@ class DecisionObserver final : public emu::ExecObserver {
         if (!o) continue;
         for (unsigned j = 0; j < nsrc; ++j) {
           if (j == i || (in.src[j].kind == in.src[i].kind && in.src[j].index == in.src[i].index)) continue;
-          threshold(in, *o, value_of(w, in.src[j], l, n));
+          if (o->affine) threshold(in, *o, value_of(w, in.src[j], l, n));
+          else probe(in, *o, value_of(w, in.src[i], l, n), value_of(w, in.src[j], l, n));
           any = true;
         }
       }
     }
-    if (!any) {
+    const uint64_t at_pc = in.raw ? in.raw->address : in.address;
+    decision_pcs.insert(at_pc);
+    if (any) data_derived_pcs.insert(at_pc);
+    if (!any && !scalar) {
       auto& u = unresolved[in.raw ? in.raw->address : in.address];
       u.pc = in.raw ? in.raw->address : in.address;
       u.inst = in.raw ? in.raw->text : std::string();
       u.lanes += lanes;
     }
+  }
+
+  std::optional<std::pair<uint32_t, Origin>> scalar_taint(const WaveShadow& s, const Wave& w, const ExecInst& in, const std::string& m, uint64_t exec) {
+    if (m == "v_readfirstlane_b32" || m == "v_readlane_b32") {
+      unsigned lane = exec ? static_cast<unsigned>(std::countr_zero(exec)) : 0;
+      if (m == "v_readlane_b32") {
+        if (in.nsrc < 2) return std::nullopt;
+        const double l = value_of(w, in.src[1], 0, Num::Unsigned);
+        if (!std::isfinite(l)) return std::nullopt;
+        lane = static_cast<unsigned>(l) % kLanes;
+      }
+      if (const Origin* o = s.at(in.src[0], lane)) {
+        Origin r = *o;
+        r.chain = o->chain + 1;
+        if (r.chain <= kMaxTaintChain) return std::pair{static_cast<uint32_t>(in.dst[0].index), r};
+      }
+      return std::nullopt;
+    }
+    if (!m.starts_with("s_") || m.starts_with("s_cmp")) return std::nullopt;
+    for (unsigned i = 0; i < in.nsrc && i < 3; ++i)
+      if (in.src[i].kind == Operand::SGPR)
+        if (const Origin* o = s.at(in.src[i], 0); o && o->chain + 1 <= kMaxTaintChain) {
+          Origin r = *o;
+          r.chain = o->chain + 1;
+          if (m != "s_mov_b32") r.affine = false, r.num = num_of(m);
+          return std::pair{static_cast<uint32_t>(in.dst[0].index), r};
+        }
+    return std::nullopt;
+  }
+
+  std::vector<std::pair<uint32_t, Lanes>> lds_taint(const emu::ExecContext& ctx, const WaveShadow& s, const Wave& w, const ExecInst& in,
+                                                    const std::string& m, uint64_t exec) {
+    std::vector<std::pair<uint32_t, Lanes>> out;
+    const uint64_t wg = (static_cast<uint64_t>(ctx.wg_id[0]) << 44) ^ (static_cast<uint64_t>(ctx.wg_id[1]) << 34) ^ (static_cast<uint64_t>(ctx.wg_id[2]) << 26);
+    auto dwords_of = [&](std::string_view sfx) -> unsigned { return sfx == "b32" ? 1 : sfx == "b64" ? 2 : sfx == "b96" ? 3 : sfx == "b128" ? 4 : 0; };
+    const bool two = m.starts_with("ds_write2") || m.starts_with("ds_read2");
+    const unsigned n = dwords_of(m.substr(m.rfind('_') + 1));
+    const unsigned stride = m.find("st64") != std::string::npos ? 64 : 1;
+    const bool write = m.starts_with("ds_write"), read = m.starts_with("ds_read");
+    if (m == "ds_bpermute_b32" || m == "ds_swizzle_b32") {  // cross-lane reads (swizzle: the lane's own, a guess the search checks)
+      if (in.ndst < 1 || in.dst[0].kind != Operand::VGPR) return out;
+      const Operand& data = m == "ds_bpermute_b32" ? in.src[1] : in.src[0];
+      Lanes lanes{};
+      bool any = false;
+      for (unsigned l = 0; l < kLanes; ++l) {
+        if (!(exec >> l & 1)) continue;
+        const unsigned from = m == "ds_bpermute_b32" ? (static_cast<unsigned>(w.v[in.src[0].index][l] + in.mods.offset) / 4) % kLanes : l;
+        if (const Origin* o = s.at(data, from)) lanes[l] = *o, lanes[l].affine = lanes[l].affine && from == l, any = true;
+      }
+      if (any) out.push_back({static_cast<uint32_t>(in.dst[0].index), lanes});
+      return out;
+    }
+    if (!n || (!write && !read) || in.src[0].kind != Operand::VGPR) return out;
+    const unsigned bytes = n * 4;
+    const uint64_t o0 = two ? static_cast<uint64_t>(in.mods.offset) * bytes * stride : static_cast<uint64_t>(in.mods.offset);
+    const uint64_t o1 = static_cast<uint64_t>(in.mods.offset1) * bytes * stride;
+    const unsigned parts = two ? 2 : 1;
+    if (write) {
+      for (unsigned l = 0; l < kLanes; ++l) {
+        if (!(exec >> l & 1)) continue;
+        const uint64_t a = w.v[in.src[0].index][l];
+        for (unsigned p = 0; p < parts; ++p)
+          for (unsigned d = 0; d < n; ++d) {
+            const uint64_t at = wg | ((a + (p ? o1 : o0) + 4 * d) & 0x3ffffff);
+            Operand data = in.src[1 + p];
+            data.index += d;
+            if (const Origin* o = s.at(data, l)) lds_[at] = *o;
+            else lds_.erase(at);
+          }
+      }
+      return out;
+    }
+    if (in.ndst < 1 || in.dst[0].kind != Operand::VGPR) return out;
+    std::vector<Lanes> regs(parts * n);
+    std::vector<bool> any(parts * n);
+    for (unsigned l = 0; l < kLanes; ++l) {
+      if (!(exec >> l & 1)) continue;
+      const uint64_t a = w.v[in.src[0].index][l];
+      for (unsigned p = 0; p < parts; ++p)
+        for (unsigned d = 0; d < n; ++d)
+          if (auto it = lds_.find(wg | ((a + (p ? o1 : o0) + 4 * d) & 0x3ffffff)); it != lds_.end()) {
+            Origin o = it->second;
+            if (++o.chain > kMaxTaintChain) continue;
+            regs[p * n + d][l] = o, any[p * n + d] = true;
+          }
+    }
+    for (unsigned r = 0; r < regs.size(); ++r)
+      if (any[r]) out.push_back({static_cast<uint32_t>(in.dst[0].index + r), regs[r]});
+    return out;
+  }
+
+  // A non-affine operand u (a function of element o.elem) against the other side's value c.
+  void probe(const ExecInst& in, const Origin& o, double u, double c) {
+    if (!std::isfinite(u) || !std::isfinite(c)) return;
+    const uint64_t pc = in.raw ? in.raw->address : in.address;
+    const ProbeKey k{pc, o.arg, o.elem};
+    if (probes.count(k) || probe_per_pc_[pc] >= kPerDecision) return;
+    ++probe_per_pc_[pc];
+    probes[k] = {in.raw ? in.raw->text : std::string(), u, c, o.chain};
+  }
+
+  // Any other VALU instruction with an element-derived source: the result still depends on that
+  // element (the first such source's), by a function only the emulator knows. Lanes the affine
+  // steps already set keep their affine origin.
+  bool taint(const WaveShadow& s, const ExecInst& in, const std::string& m, uint64_t exec, Lanes& out) {
+    if (!m.starts_with("v_") || m.starts_with("v_cmp")) return false;
+    bool any = false;
+    for (unsigned l = 0; l < kLanes; ++l) {
+      if (!(exec >> l & 1) || out[l].arg >= 0) continue;
+      for (unsigned i = 0; i < in.nsrc && i < 3; ++i) {
+        const Origin* o = s.at(in.src[i], l);
+        if (!o || o->chain + 1 > kMaxTaintChain) continue;
+        out[l] = *o;
+        out[l].affine = false;
+        out[l].chain = o->chain + 1;
+        out[l].num = num_of(m);
+        any = true;
+        break;
+      }
+    }
+    return any;
   }
 
   // Affine steps: result = a' * element + b' in every lane where exactly the tracked operands allow.
@@ -314,7 +496,8 @@ class DecisionObserver final : public emu::ExecObserver {
   std::mutex mu_;
   std::unordered_map<uint64_t, WaveShadow> shadow_;
   std::set<std::tuple<uint64_t, int32_t, uint64_t>> seen_;
-  std::map<uint64_t, unsigned> per_pc_;
+  std::map<uint64_t, unsigned> per_pc_, probe_per_pc_;
+  std::unordered_map<uint64_t, Origin> lds_;  // (workgroup, LDS byte address) -> origin of the dword there
 };
 
 uint64_t mix(uint64_t x) {  // splitmix64 finalizer
@@ -323,26 +506,177 @@ uint64_t mix(uint64_t x) {  // splitmix64 finalizer
   return x ^ (x >> 31);
 }
 
-// The element value on `side` of threshold v, in the buffer's dtype.
+// The element value on `side` of threshold v, in the buffer's dtype: at it (0), the next
+// representable value below or above (-1, +1), a little further (-2, +2: 1e-3 relative for floats,
+// 2 for integers).
 void place(std::vector<uint8_t>& bytes, const std::string& dtype, uint64_t elem, double v, int side) {
-  if (dtype == "f32") {
-    float x = static_cast<float>(v);
-    if (!std::isfinite(x)) return;
-    if (side == -1) x = std::nextafter(x, -INFINITY);
-    if (side == +1) x = std::nextafter(x, INFINITY);
-    if (side == -2) x = static_cast<float>(v - (std::fabs(v) * 1e-3 + 1e-3));
-    if (side == +2) x = static_cast<float>(v + (std::fabs(v) * 1e-3 + 1e-3));
-    std::memcpy(bytes.data() + elem * 4, &x, 4);
+  if (!element_searchable(dtype)) return;
+  std::optional<uint32_t> b;
+  if (emu::dtype_is_float(dtype) && (side == -2 || side == 2)) b = element_from_number(dtype, v + side / 2 * (std::fabs(v) * 1e-3 + 1e-3));
+  else if (auto at = element_from_number(dtype, v)) b = side ? element_of_key(dtype, element_key(dtype, *at) + side) : at;
+  if (b) set_element_bits(bytes, dtype, elem, *b);
+}
+
+// The threshold search for decisions on non-affine operands (aimed.h). One walk per element: the
+// operand u(x) of its decision against the other side's value c, g(x) = u - c. Secant steps until
+// g changes sign, then regula falsi alternating with bisection of the element's ordered
+// representation until the two ends are adjacent values (or g = 0). All walks move at once, one
+// observed run of K0 per step; a walk whose decision is no longer reached backs off, then stops.
+struct Walk {
+  DecisionObserver::ProbeKey key;
+  std::string dtype, inst;
+  uint32_t chain = 0;
+  int64_t k_prev = 0, k_cur = 0;
+  double g_prev = 0;
+  bool bracketed = false;
+  int64_t k_lo = 0, k_hi = 0;
+  double g_lo = 0, g_hi = 0;
+  unsigned fails = 0, steps = 0;
+  bool done = false;
+  std::optional<int64_t> result;
+};
+
+double number_at(const std::string& dtype, int64_t k) {
+  auto b = element_of_key(dtype, k);
+  return b ? element_number(dtype, *b) : std::nan("");
+}
+
+// The key nearest to x, none when x is outside the dtype's finite range.
+std::optional<int64_t> key_near(const std::string& dtype, double x) {
+  auto b = element_from_number(dtype, x);
+  if (!b) return std::nullopt;
+  return element_key(dtype, *b);
+}
+
+void next_bracket_point(Walk& w) {
+  if (w.k_hi - w.k_lo <= 1) {
+    w.result = w.k_hi, w.done = true;
     return;
   }
-  const double r = std::round(v) + (side == -2 ? -2 : side == 2 ? 2 : side);
-  if (dtype == "i32" && r >= INT32_MIN && r <= INT32_MAX) {
-    int32_t x = static_cast<int32_t>(r);
-    std::memcpy(bytes.data() + elem * 4, &x, 4);
-  } else if (dtype == "u32" && r >= 0 && r <= UINT32_MAX) {
-    uint32_t x = static_cast<uint32_t>(r);
-    std::memcpy(bytes.data() + elem * 4, &x, 4);
+  int64_t k = w.k_lo + (w.k_hi - w.k_lo) / 2;
+  if (w.steps % 2 == 0) {  // regula falsi in value space: exact for a linear operand
+    const double xl = number_at(w.dtype, w.k_lo), xh = number_at(w.dtype, w.k_hi);
+    const double x = xl - w.g_lo * (xh - xl) / (w.g_hi - w.g_lo);
+    if (auto kf = key_near(w.dtype, x); kf && *kf > w.k_lo && *kf < w.k_hi) k = *kf;
   }
+  w.k_cur = k;
+}
+
+void step_walk(Walk& w, std::optional<double> g) {
+  ++w.steps;
+  if (!g || !std::isfinite(*g)) {  // the decision was not reached (or not finite) at k_cur: back off
+    if (++w.fails > 3) return void(w.done = true);
+    if (w.bracketed) return void(w.done = true);  // inside the bracket the decision is skipped: no crossing to place
+    w.k_cur = w.k_prev + (w.k_cur - w.k_prev) / 2;
+    if (w.k_cur == w.k_prev) w.done = true;
+    return;
+  }
+  if (*g == 0) {
+    w.result = w.k_cur, w.done = true;
+    return;
+  }
+  if (w.bracketed) {
+    if ((*g < 0) == (w.g_lo < 0)) w.k_lo = w.k_cur, w.g_lo = *g;
+    else w.k_hi = w.k_cur, w.g_hi = *g;
+    return next_bracket_point(w);
+  }
+  if ((*g < 0) != (w.g_prev < 0)) {
+    w.bracketed = true;
+    if (w.k_prev < w.k_cur) w.k_lo = w.k_prev, w.g_lo = w.g_prev, w.k_hi = w.k_cur, w.g_hi = *g;
+    else w.k_lo = w.k_cur, w.g_lo = *g, w.k_hi = w.k_prev, w.g_hi = w.g_prev;
+    return next_bracket_point(w);
+  }
+  const double xp = number_at(w.dtype, w.k_prev), xc = number_at(w.dtype, w.k_cur);
+  double d = *g != w.g_prev ? -*g * (xc - xp) / (*g - w.g_prev) : 4 * (xc - xp);
+  const double max_step = 16 * std::fabs(xc - xp) + 1e-30;
+  if (!std::isfinite(d)) d = 4 * (xc - xp);
+  if (std::fabs(d) > max_step) d = std::copysign(max_step, d);
+  auto kn = key_near(w.dtype, xc + d);
+  if (!kn) return void(w.done = true);
+  if (*kn == w.k_cur) *kn += d < 0 ? -1 : 1;
+  w.k_prev = w.k_cur, w.g_prev = *g, w.k_cur = *kn;
+}
+
+// `base` with the given argument bytes (empty: as in base).
+emu::LaunchSpec with_bytes(const emu::LaunchSpec& base, std::vector<std::vector<uint8_t>> bytes) {
+  emu::LaunchSpec run = base;
+  run.special_variant = -1;
+  for (size_t a = 0; a < bytes.size(); ++a) {
+    if (bytes[a].empty()) continue;
+    run.args[a].init = {};
+    run.args[a].init.kind = emu::InitSpec::Bytes;
+    run.args[a].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes[a]));
+  }
+  return run;
+}
+
+// Thresholds of the decisions on non-affine operands, by the walks above (aimed.h).
+std::vector<Threshold> search_thresholds(Backend& backend, const LoadedKernel& k0, const emu::LaunchSpec& base,
+                                         const std::vector<std::shared_ptr<std::vector<uint8_t>>>& inputs,
+                                         const std::map<DecisionObserver::ProbeKey, DecisionObserver::Probe>& probes, AimedInputs& out) {
+  // Elements spread over each decision's lanes by a hash; one walk per element.
+  std::vector<std::pair<uint64_t, const DecisionObserver::ProbeKey*>> order;
+  for (const auto& [key, p] : probes) order.push_back({mix(std::get<2>(key) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(std::get<1>(key))), &key});
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(*a.second), a.first) < std::tie(std::get<0>(*b.second), b.first);
+  });
+  std::vector<Walk> walks;
+  std::set<std::pair<int32_t, uint64_t>> taken;
+  std::map<uint64_t, unsigned> per_pc;
+  for (const auto& [h, key] : order) {
+    const auto& [pc, arg, elem] = *key;
+    if (arg < 0 || static_cast<size_t>(arg) >= inputs.size() || !inputs[arg]) continue;
+    const std::string& dtype = base.args[arg].dtype;
+    if (!element_searchable(dtype) || per_pc[pc] >= kSearchPerDecision || !taken.insert({arg, elem}).second) continue;
+    const DecisionObserver::Probe& p = probes.at(*key);
+    Walk w;
+    w.key = *key, w.dtype = dtype, w.inst = p.inst, w.chain = p.chain;
+    w.k_prev = element_key(dtype, element_bits(*inputs[arg], dtype, elem));
+    w.g_prev = p.u - p.c;
+    if (w.g_prev == 0) {
+      w.result = w.k_prev, w.done = true;
+    } else {  // first step toward the threshold as if the operand grew with the element
+      const double x = number_at(dtype, w.k_prev);
+      auto kn = key_near(dtype, x - std::copysign(std::fabs(x) * 0.5 + 1, w.g_prev));
+      if (!kn || *kn == w.k_prev) continue;
+      w.k_cur = *kn;
+    }
+    ++per_pc[pc];
+    walks.push_back(std::move(w));
+  }
+  out.search_walks = walks.size();
+  for (unsigned run = 0; run < kSearchRuns; ++run) {
+    std::vector<std::vector<uint8_t>> bytes(base.args.size());
+    size_t active = 0;
+    for (const Walk& w : walks) {
+      if (w.done) continue;
+      const auto& [pc, arg, elem] = w.key;
+      auto b = element_of_key(w.dtype, w.k_cur);
+      if (!b) continue;
+      if (bytes[arg].empty()) bytes[arg] = *inputs[arg];
+      set_element_bits(bytes[arg], w.dtype, elem, *b);
+      ++active;
+    }
+    if (!active) break;
+    emu::LaunchSpec r = with_bytes(base, std::move(bytes));
+    DecisionObserver obs(r);
+    const bool completed = backend.run(k0, r, 1ull << 32, {}, &obs).status == RunOutcome::Completed;
+    ++out.search_runs;
+    for (Walk& w : walks) {
+      if (w.done) continue;
+      std::optional<double> g;
+      if (auto it = obs.probes.find(w.key); completed && it != obs.probes.end()) g = it->second.u - it->second.c;
+      step_walk(w, g);
+    }
+  }
+  std::vector<Threshold> found;
+  for (const Walk& w : walks) {
+    if (!w.result) continue;
+    const auto& [pc, arg, elem] = w.key;
+    found.push_back({pc, w.inst, static_cast<size_t>(arg), elem, number_at(w.dtype, *w.result), w.chain, true});
+  }
+  out.search_found = found.size();
+  return found;
 }
 
 }  // namespace
@@ -409,19 +743,26 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
   if (o.status != RunOutcome::Completed) return out;  // the reference reports the base run itself
   out.thresholds = std::move(obs.thresholds);
   for (auto& [pc, u] : obs.unresolved) out.unresolved.push_back(u);
+  for (uint64_t pc : obs.decision_pcs)
+    if (!obs.data_derived_pcs.count(pc)) out.launch_determined.insert(pc);
+  // Input bytes as the base run had them.
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(base.args.size());
+  for (const auto& b : o.buffers)
+    if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
+  if (!obs.probes.empty()) {
+    auto searched = search_thresholds(backend, k0, base, inputs, obs.probes, out);
+    out.thresholds.insert(out.thresholds.end(), searched.begin(), searched.end());
+    out.notes.push_back(fmt::format("{}: threshold search: {} of {} element(s) placed on a non-affine decision's threshold in {} observed run(s) of the original",
+                                    base.label, out.search_found, out.search_walks, out.search_runs));
+  }
   if (solver && !out.unresolved.empty()) {
     auto more = solver(base, out.unresolved);
     out.thresholds.insert(out.thresholds.end(), more.begin(), more.end());
   }
   if (out.thresholds.empty()) {
-    out.notes.push_back(fmt::format("{}: no decision of the original kernel derives from an input element by a short affine chain: no aimed input sets",
-                                    base.label));
+    out.notes.push_back(fmt::format("{}: no decision of the original kernel derives from an input element: no aimed input sets", base.label));
     return out;
   }
-  // Input bytes as the base run had them.
-  std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(base.args.size());
-  for (const auto& b : o.buffers)
-    if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
   std::map<std::pair<size_t, uint64_t>, std::vector<size_t>> by_element;  // (arg, element) -> thresholds
   for (size_t i = 0; i < out.thresholds.size(); ++i) by_element[{out.thresholds[i].arg, out.thresholds[i].element}].push_back(i);
   static const std::pair<const char*, int> kSides[] = {{"at", 0}, {"below", -1}, {"above", 1}, {"further below", -2}, {"further above", 2}};

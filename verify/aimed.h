@@ -8,6 +8,11 @@
 //     int-to-float conversions from the load to the decision, at most kMaxChain steps) is a
 //     decision; the other operand's value in that lane is its threshold;
 //   - the chain is inverted directly: the element value that puts the operand on the threshold;
+//   - a decision whose operand depends on one element by a chain the affine steps do not cover
+//     (x*x, a transcendental, a 16-bit element, a cross-lane move) is searched: K0 runs again
+//     with those elements moved by secant steps and bisection in the element's own dtype, the
+//     observer reading the operand each time, until it sits between two adjacent element values
+//     on either side of the threshold (or exactly on it);
 //   - input sets are made from the base run's inputs with those elements set to the threshold
 //     value, one value below it, one above it (1 ulp / 1), and a little further below and above
 //     (relative 1e-3), so that both sides of each decision and its tie are run.
@@ -20,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <string>
 #include <vector>
@@ -38,6 +44,7 @@ struct Threshold {
   uint64_t element = 0;
   double value = 0;
   unsigned chain = 0;  // instructions from the load to the decision
+  bool searched = false;  // found by the threshold search (emulator runs), not inverted directly
 };
 
 // A decision the direct inversion could not resolve (no affine chain from one element).
@@ -60,6 +67,13 @@ struct AimedInputs {
   std::vector<Threshold> thresholds;
   std::vector<UnresolvedDecision> unresolved;
   std::vector<std::string> notes;
+  // Decisions (v_cmp, v_max/min, s_cmp; by address) none of whose operands derived from an input
+  // element in any observed lane: as far as the observer's dataflow goes (VGPRs, SGPRs, LDS; not
+  // control dependence), their outcome is fixed by the launch (scalar arguments, work-item ids).
+  std::set<uint64_t> launch_determined;
+  size_t search_runs = 0;     // observed runs of K0 the threshold search made
+  size_t search_walks = 0;    // elements it searched
+  size_t search_found = 0;    // of those: placed on their threshold
 };
 
 // Extension point for a solver of longer chains: given the unresolved decisions of a run, extra
@@ -67,6 +81,11 @@ struct AimedInputs {
 using DecisionSolver = std::function<std::vector<Threshold>(const emu::LaunchSpec& base, const std::vector<UnresolvedDecision>&)>;
 
 constexpr unsigned kMaxChain = 8;
+// Non-affine dependence (the threshold search's) is followed at most this many instructions.
+constexpr unsigned kMaxTaintChain = 64;
+// The threshold search: at most this many observed runs of K0 per launch shape, and at most this
+// many elements searched per decision.
+constexpr unsigned kSearchRuns = 24, kSearchPerDecision = 32;
 
 // K0's state when a wave first reaches one instruction (the first of the observed workgroups that
 // gets there): its registers, and for every VGPR lane that is an affine function of one buffer

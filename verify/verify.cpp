@@ -221,7 +221,13 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
       if (!shapes.insert(shape).second) continue;
       AimedInputs aimed = aim_loaded_ ? aim_inputs(*aim_with_, *aim_loaded_, runs_[i]) : aim_inputs(backend_, *loaded_, runs_[i]);
       for (auto& n : aimed.notes) notes_.push_back(std::move(n));
-      for (auto& a : aimed.sets) add_run(a.run, {"aimed input", a.run.label, a.describe()});
+      for (const auto& t : aimed.thresholds) ++aimed_decisions_[t.pc];
+      launch_determined_.insert(aimed.launch_determined.begin(), aimed.launch_determined.end());
+      for (auto& a : aimed.sets) try {
+          add_run(a.run, {"aimed input", a.run.label, a.describe()});
+        } catch (const Error& e) {  // elements at a threshold the original cannot take (an index out of range): drop that set
+          notes_.push_back(fmt::format("aimed set {} dropped: {}", a.run.label, e.what_text()));
+        }
     }
   }
   // Each perf launch at full size, on a sample of its workgroups (the same sample for K0 and K1);

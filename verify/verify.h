@@ -150,6 +150,11 @@ class Reference {
   // Addresses of K0's instructions that ran in any of its runs (including the variant probes):
   // what the spec exercises. An edit elsewhere cannot change any run's result.
   const std::set<uint64_t>& executed() const { return executed_; }
+  // K0's decisions as the aimed-inputs observer saw them (first input set of each launch shape,
+  // verify/aimed.h): thresholds found per deciding instruction (by address; directly inverted or
+  // searched), and the decisions no operand of which derives from an input element.
+  const std::map<uint64_t, size_t>& aimed_decisions() const { return aimed_decisions_; }
+  const std::set<uint64_t>& launch_determined_decisions() const { return launch_determined_; }
   Backend& backend() const { return backend_; }
   double seconds() const { return seconds_; }
   // Adds the runs of another spec for the same kernel (a saved counterexample); same checks.
@@ -172,6 +177,8 @@ class Reference {
   std::vector<SampledRun> sampled_runs_;
   bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false, address_sensitive_ = false;
   std::set<uint64_t> executed_;
+  std::map<uint64_t, size_t> aimed_decisions_;
+  std::set<uint64_t> launch_determined_;
   double seconds_ = 0;
 };
 

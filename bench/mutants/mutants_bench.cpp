@@ -6,6 +6,7 @@
 // EQUIVALENT. Figures are emulated.
 //
 //   mutants_bench [--arch gfx942] [--per-op N] [--rewrites N] [--kernels k1,k2] [--ops o1,o2] [--json FILE]
+//                 [--only FILE] [--no-prove] [--no-strong] [--off-spec]   (docs/verify.md "Mutant score")
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -14,6 +15,8 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "corpus/index/corpus.h"
@@ -56,6 +59,15 @@ struct Args {
   std::vector<std::string> kernels;
   std::vector<std::string> ops;  // mutation operators to run (empty: all)
   std::string json;
+  // --only FILE: run only the mutants listed ("kernel operator 0xaddress" per line; the sample is
+  // drawn as usual, the others are skipped uncounted): re-measuring a previous run's survivors.
+  std::set<std::string> only;
+  bool prove = true, strong = true;
+  // --off-spec: launch-determined survivors are verified again with boundary launches the spec does
+  // not declare (every integer argument without vary: given vary: [1, value]; smaller sizes stay
+  // inside the buffers, and a launch K0 itself cannot run is dropped): a difference there shows the
+  // mutant changes behaviour, but only for launches outside the spec. Not counted as a kill.
+  bool off_spec = false;  // --no-prove, --no-strong: skip the prover stage, the 16-set re-verify of survivors
 };
 
 Args parse_args(int argc, char** argv) {
@@ -70,6 +82,13 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--per-op") a.per_op = std::stoul(value());
     else if (s == "--rewrites") a.rewrites = std::stoul(value());
     else if (s == "--json") a.json = value();
+    else if (s == "--no-prove") a.prove = false;
+    else if (s == "--no-strong") a.strong = false;
+    else if (s == "--off-spec") a.off_spec = true;
+    else if (s == "--only") {
+      std::istringstream in(read_file_text(value()));
+      for (std::string k, o, addr; in >> k >> o >> addr;) a.only.insert(k + " " + o + " " + addr);
+    }
     else if (s == "--kernels" || s == "--ops") {
       std::string list = value();
       auto& into = s == "--ops" ? a.ops : a.kernels;
@@ -80,9 +99,40 @@ Args parse_args(int argc, char** argv) {
         p = q + 1;
       }
     } else
-      throw Error("unknown option " + s, "mutants_bench", "options: --arch A --per-op N --rewrites N --kernels a,b --ops o1,o2 --json FILE");
+      throw Error("unknown option " + s, "mutants_bench",
+                  "options: --arch A --per-op N --rewrites N --kernels a,b --ops o1,o2 --json FILE --only FILE --no-prove --no-strong");
   }
   return a;
+}
+
+// The decision a mutant changes: the edited line when it is a compare (v_cmp*, s_cmp*) or a select
+// (v_max/v_min), else the first such line within 16 instructions after it (a mul->add feeding a
+// range check). None when there is none.
+std::optional<uint64_t> decision_of(const program::Program& p, const mutants::Mutant& m) {
+  if (m.edits.empty()) return std::nullopt;
+  auto is_decision = [](const std::string& t) {
+    return (t.starts_with("v_cmp") && t.find("class") == std::string::npos) || (t.starts_with("s_cmp") && !t.starts_with("s_cmp_bit")) ||
+           t.starts_with("v_max") || t.starts_with("v_min");
+  };
+  size_t seen = 0;
+  for (size_t i = m.edits.front().line; i < p.text_line_count() && seen < 17; ++i) {
+    const program::Line& l = p.text_line(i);
+    if (!l.inst) continue;
+    if (is_decision(l.text)) return l.address;
+    ++seen;
+  }
+  return std::nullopt;
+}
+
+// Why a reached survivor that no proof shows equivalent survived, from what the reference saw
+// of K0's decisions (verify::Reference::aimed_decisions / launch_determined_decisions).
+std::string survivor_class(const verify::Reference& ref, std::optional<uint64_t> decision, const std::string& context_verdict) {
+  if (decision && ref.aimed_decisions().count(*decision))
+    return "threshold crossed: aimed sets put elements at, below and above this decision's threshold; outputs agree";
+  if (decision && ref.launch_determined_decisions().count(*decision))
+    return "launch-determined: no operand of the decision derives from an input element; every launch of the spec ran";
+  if (context_verdict == "PROVEN") return "context-proven: equivalent in K0's observed live-in state (one wave), differs only for other states";
+  return "open";
 }
 
 }  // namespace
@@ -101,15 +151,21 @@ int main(int argc, char** argv) try {
   verify::VerifyOptions one_run = fast;  // a concrete counterexample run, as it is
   one_run.aimed_inputs = false;
   std::vector<double> proof_seconds;
+  std::map<std::string, size_t> survivor_classes;  // "operator | class" -> reached survivors not shown equivalent
   for (const auto& k : kernels) {
+    if (!args.only.empty() && std::none_of(args.only.begin(), args.only.end(), [&](const std::string& o) { return o.starts_with(k.name + " "); }))
+      continue;
     codeobj::CodeObject co = codeobj::CodeObject::parse(read_file_bytes(k.code_object), k.code_object);
     program::Program prog = program::Program::recover(co);
     emu::LaunchSpec spec = emu::load_launch_spec(k.spec);
     verify::Reference ref(*backend, co, {spec}, fast);
+    if (std::getenv("ASMEVO_MUTANTS_TRACE"))
+      for (const auto& n : ref.notes()) std::cerr << "  note: " << n << "\n";
     emu::LaunchSpec strong_spec = spec;
     strong_spec.inputs = 16;
     strong_spec.special = true;
     std::unique_ptr<verify::Reference> strong;  // made on the first survivor
+    std::unique_ptr<verify::Reference> off_spec_ref;  // --off-spec, made on the first launch-determined survivor
     std::unique_ptr<verify::LoadedKernel> loaded_k0;  // for context proofs, made on the first survivor
     prove::ProofOptions po;
     po.timeout_ms = 2000;
@@ -136,6 +192,7 @@ int main(int argc, char** argv) try {
           }
           const codeobj::CodeObject& k1 = *built;
           ++taken;
+          if (!args.only.empty() && !args.only.count(fmt::format("{} {} 0x{:x}", k.name, op, m.address))) continue;
           ++row.mutants;
           verify::VerifyReport r = verify::verify_candidate(ref, k1, fast);
           nlohmann::json entry = {{"kernel", k.name}, {"op", op}, {"address", fmt::format("0x{:x}", m.address)},
@@ -147,7 +204,7 @@ int main(int argc, char** argv) try {
           // equivalent; otherwise a proof in K0's observed context may give a counterexample that
           // maps back to input elements, and that input set is run (the kill rests on that run).
           std::string proof_verdict;
-          if (r.verdict == verify::Verdict::Equivalent && executed) {
+          if (r.verdict == verify::Verdict::Equivalent && executed && args.prove) {
             std::vector<prove::Change> changes;
             for (const auto& e : m.edits)
               changes.push_back({e.line, e.insert ? size_t{0} : size_t{1}, e.text.empty() ? std::vector<std::string>{} : std::vector<std::string>{e.text}});
@@ -211,8 +268,29 @@ int main(int argc, char** argv) try {
             if (why.empty() && proof_verdict == "PROVEN") why = "PROVEN (window prover, liveness)", ++row.proven;
             entry["known_equivalent"] = why;
             if (!why.empty()) ++row.survived_equivalent;
+            if (why.empty()) {
+              const auto d = decision_of(prog, m);
+              if (d) entry["decision"] = fmt::format("0x{:x}", *d);
+              const std::string cls =
+                  survivor_class(ref, d, entry.contains("context_proof") ? entry["context_proof"]["verdict"].get<std::string>() : std::string());
+              entry["survivor_class"] = cls;
+              if (!rewrite) ++survivor_classes[op + " | " + cls.substr(0, cls.find(':'))];
+              if (!rewrite && args.off_spec && cls.starts_with("launch-determined")) {
+                if (!off_spec_ref) {
+                  emu::LaunchSpec wide = spec;
+                  for (auto& a : wide.args)
+                    if (a.kind == emu::ArgSpec::Value && !a.vary && (a.dtype == "i32" || a.dtype == "u32"))
+                      if (const int64_t v = std::strtoll(a.value.c_str(), nullptr, 0); v > 1) a.vary = std::pair<int64_t, int64_t>{1, v};
+                  off_spec_ref = std::make_unique<verify::Reference>(*backend, co, std::vector<emu::LaunchSpec>{wide}, fast);
+                }
+                verify::VerifyReport o = verify::verify_candidate(*off_spec_ref, k1, fast);
+                entry["off_spec"] = {{"verdict", verify::verdict_name(o.verdict)}, {"evidence", o.evidence.kind}, {"run", o.evidence.run_label}};
+                ++survivor_classes[op + " | launch-determined, off-spec launch " + verify::verdict_name(o.verdict)];
+              }
+            }
           }
-          if (!rewrite && r.verdict == verify::Verdict::Equivalent) {
+          if (!rewrite && r.verdict == verify::Verdict::Equivalent && !args.strong) survivors.push_back(entry);
+          if (!rewrite && r.verdict == verify::Verdict::Equivalent && args.strong) {
             if (!strong) strong = std::make_unique<verify::Reference>(*backend, co, std::vector<emu::LaunchSpec>{strong_spec}, fast);
             verify::VerifyReport s = verify::verify_candidate(*strong, k1, fast);
             entry["strong_verdict"] = verify::verdict_name(s.verdict);
@@ -288,12 +366,14 @@ int main(int argc, char** argv) try {
     std::cout << fmt::format("window proofs of testing's survivors: {}, median {:.3f} s, p95 {:.3f} s\n", proof_seconds.size(),
                              proof_seconds[proof_seconds.size() / 2], proof_seconds[std::min(proof_seconds.size() - 1, proof_seconds.size() * 95 / 100)]);
   }
+  std::cout << "\nReached survivors no proof shows equivalent, by why they survived (operator | class):\n";
+  for (const auto& [k, n] : survivor_classes) std::cout << fmt::format("  {:60s} {:5d}\n", k, n);
   std::cout << fmt::format("\nSurvivors ({}), with the verdict under 16 random + 2 special input sets:\n", survivors.size());
   for (const auto& s : survivors)
     std::cout << fmt::format("--- {} {} at {} ({}{}): strong verify {}\n{}", s["kernel"].get<std::string>(), s["op"].get<std::string>(),
                              s["address"].get<std::string>(), s["edit_executed"].get<bool>() ? "executed" : "never executed",
                              s.value("known_equivalent", std::string()).empty() ? "" : "; " + s["known_equivalent"].get<std::string>(),
-                             s["strong_verdict"].get<std::string>(),
+                             s.value("strong_verdict", std::string("not run")) + (s.contains("survivor_class") ? "\nwhy: " + s["survivor_class"].get<std::string>() : std::string()),
                              (s.contains("proof") ? "proof: " + s["proof"]["verdict"].get<std::string>() + " " + s["proof"]["reason"].get<std::string>().substr(0, 160) + "\n" : std::string()) +
                                  (s.contains("context_proof") ? "context proof: " + s["context_proof"]["verdict"].get<std::string>() + " " +
                                                                     s["context_proof"]["note"].get<std::string>() +
@@ -306,7 +386,8 @@ int main(int argc, char** argv) try {
                              s["diff"].get<std::string>());
   if (!args.json.empty()) {
     nlohmann::json j = {{"schema", "asmevo.mutants/1"}, {"arch", args.arch}, {"seconds", seconds}, {"kernels", per_kernel},
-                        {"survivors", survivors}, {"rejected_rewrites", rejections}, {"killed", killed}};
+                        {"survivors", survivors}, {"rejected_rewrites", rejections}, {"killed", killed},
+                        {"survivor_classes", survivor_classes}};
     for (const auto& [op, r] : rows)
       j["operators"][op] = {{"mutants", r.mutants}, {"killed", r.killed()}, {"different", r.different}, {"unsafe", r.unsafe},
                             {"fault", r.fault}, {"error", r.error}, {"survived", r.survived},
