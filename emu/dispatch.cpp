@@ -184,7 +184,8 @@ void finish_launch(Launch* L, const codeobj::Kernel& kernel, std::vector<uint8_t
 }  // namespace
 
 std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
-                                       const LaunchSpec& spec, unsigned scratch_slots, bool straddle_4g) {
+                                       const LaunchSpec& spec, unsigned scratch_slots, bool straddle_4g,
+                                       std::shared_ptr<InputChunks> inputs) {
   const std::string at = spec.path;
   auto L = begin_launch(co, kernel, spec.grid, spec.block, spec.dynamic_lds, at);
   DeviceMemory& mem = L->mem;
@@ -219,8 +220,10 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
         // touches a small part of a large launch's inputs); zeros need no filling at all.
         if (!(s.init.kind == InitSpec::Zeros && s.direction != ArgSpec::Output)) {
           if (!shared_spec) shared_spec = std::make_shared<const LaunchSpec>(spec);
-          mem.fill_lazily(b.address, b.bytes, kInitChunkBytes,
-                          [run = shared_spec, i](uint64_t chunk, std::span<uint8_t> out) { fill_chunk(*run, i, chunk, out); });
+          mem.fill_lazily(b.address, b.bytes, kInitChunkBytes, [run = shared_spec, i, inputs](uint64_t chunk, std::span<uint8_t> out) {
+            if (inputs) inputs->fill(*run, i, chunk, out);
+            else fill_chunk(*run, i, chunk, out);
+          });
         }
       } else {
         auto bytes = make_buffer(spec, i);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codeobj/code_object.h"
+#include "emu/input_chunks.h"
 #include "emu/launch_spec.h"
 #include "emu/memory.h"
 
@@ -66,8 +67,11 @@ struct Launch {
 // Throws asmevo::Error naming the spec line for mismatches with the kernel's metadata.
 // `straddle_4g`: place buffers, kernarg segment and scratch across 4 GiB boundaries
 // (DeviceMemory::straddle_4g_boundaries) instead of packed at low offsets.
+// `inputs`: where lazily filled input chunks made by earlier launches are kept (emu/input_chunks.h),
+// or none.
 std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const codeobj::Kernel& kernel,
-                                       const LaunchSpec& spec, unsigned scratch_slots, bool straddle_4g = false);
+                                       const LaunchSpec& spec, unsigned scratch_slots, bool straddle_4g = false,
+                                       std::shared_ptr<InputChunks> inputs = nullptr);
 
 // A sample of a grid's workgroups (linear ids, x fastest, ascending, no repeats) for running a large
 // launch in part: every corner of the grid (first and last workgroup in each dimension: partial

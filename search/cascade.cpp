@@ -95,7 +95,7 @@ std::unique_ptr<verify::Backend> Cascade::make_backend() const {
 timing::ModeledRun Cascade::model(const codeobj::CodeObject& co) const {
   const codeobj::Kernel* k = co.kernel(kernel_);
   require(k != nullptr, "no kernel named " + kernel_ + " in " + co.elf().name());
-  return timing::model_kernel({&co, k, &perf_runs_.at(0)}, options_.threads);
+  return timing::model_kernel({&co, k, &perf_runs_.at(0), inputs_}, options_.threads);
 }
 
 Fitness Cascade::fitness(const codeobj::CodeObject& co, bool robust) const {
@@ -110,7 +110,7 @@ Fitness Cascade::fitness(const codeobj::CodeObject& co, bool robust) const {
   for (const emu::LaunchSpec& run : perf_runs_) {
     std::shared_ptr<timing::ModeledRun> r;
     if (!options_.hip || !f.profile)  // the model's profile picks hot windows, also when timing is measured
-      r = std::make_shared<timing::ModeledRun>(timing::model_kernel({&co, k, &run}, options_.threads, {}, rows));
+      r = std::make_shared<timing::ModeledRun>(timing::model_kernel({&co, k, &run, inputs_}, options_.threads, {}, rows));
     LaunchFigure figure;
     if (options_.hip) {
       const verify::HipTiming t = verify::time_with_hip(co, kernel_, run, options_.hip->warmup, options_.hip->repetitions, options_.hip->library);

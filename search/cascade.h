@@ -154,6 +154,9 @@ class Cascade {
   std::unique_ptr<verify::Backend> aim_backend_;  // the emulator that makes aimed inputs for a HIP runtime
   std::unique_ptr<verify::Reference> quick_, full_;
   std::vector<timing::HwParams> robust_rows_;
+  // The perf launches' input chunks, generated when K0 is timed and copied for every candidate (the
+  // inputs are the same bytes each time).
+  std::shared_ptr<emu::InputChunks> inputs_ = std::make_shared<emu::InputChunks>();
   // Candidates by the hash of their edited text (or patched bytes): what an earlier candidate with
   // the same code reached, so a repeat costs neither a rebuild nor an emulation.
   struct Seen {

@@ -74,7 +74,7 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   out.program = emu::Program::build(*kl.co, *kl.kernel, decoder);
   const codeobj::Occupancy occ = launch_occupancy(*kl.co, *kl.kernel, *kl.spec);
   unsigned slots = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-  auto launch = emu::prepare_launch(*kl.co, *kl.kernel, *kl.spec, slots);
+  auto launch = emu::prepare_launch(*kl.co, *kl.kernel, *kl.spec, slots, false, kl.inputs);
   const uint64_t grid_groups =
       static_cast<uint64_t>(launch->num_groups[0]) * launch->num_groups[1] * launch->num_groups[2];
   auto t0 = std::chrono::steady_clock::now();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "timing/hw_params.h"
+#include "timing/line_map.h"
 #include "timing/trace.h"
 
 namespace asmevo::timing {
@@ -30,16 +31,16 @@ class Cache {
   Cache(unsigned bytes, unsigned ways, unsigned line) : ways_(ways) { sets_ = std::max(1u, bytes / line / ways); }
   // The time the line's data is (or will be) present, on a hit; nullopt on a miss.
   std::optional<uint64_t> lookup(uint64_t line) {
-    auto it = where_.find(line);
-    if (it == where_.end()) return std::nullopt;
-    Way& w = pool_[it->second];
+    const uint32_t* at = where_.find(line);
+    if (!at) return std::nullopt;
+    Way& w = pool_[*at];
     w.stamp = ++clock_;
     return w.ready;
   }
   // Allocates the line (evicting the least recently used one), its data present from `ready`.
   void fill(uint64_t line, uint64_t ready) {
-    if (auto it = where_.find(line); it != where_.end()) {
-      pool_[it->second] = Way{line, ++clock_, ready};
+    if (const uint32_t* at = where_.find(line)) {
+      pool_[*at] = Way{line, ++clock_, ready};
       return;
     }
     Way* set = find_set(line, true);
@@ -48,7 +49,7 @@ class Cache {
       if (set[i].stamp < set[victim].stamp) victim = i;
     if (set[victim].tag != ~0ull) where_.erase(set[victim].tag);
     set[victim] = Way{line, ++clock_, ready};
-    where_[line] = static_cast<uint32_t>(&set[victim] - pool_.data());
+    where_.set(line, static_cast<uint32_t>(&set[victim] - pool_.data()));
   }
 
  private:
@@ -76,7 +77,7 @@ class Cache {
   unsigned sets_ = 1, ways_ = 1;
   std::vector<int32_t> slot_;  // per set: first way in pool_, -1 while unused
   std::vector<Way> pool_;
-  std::unordered_map<uint64_t, uint32_t> where_;  // resident line -> its way in pool_ (64-way L1s make scans slow)
+  LineMap where_;  // resident line -> its way in pool_ (64-way L1s make scans slow)
   uint64_t clock_ = 0;
 };
 

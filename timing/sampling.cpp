@@ -153,11 +153,12 @@ SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& r) {
   e.extrapolated_cycles = skipped / thr;
   // The skipped rounds cannot go faster than the slice's shared levels drain their bytes: completions
   // run ahead of posted write-backs, so a short head overstates the throughput of a bandwidth-bound
-  // launch. Floor: the slice's whole-stream bytes at each level over that level's (scaled) bandwidth.
+  // launch. Floor: the slice's whole-stream bytes at each level over the bandwidth the model gives that
+  // level on the slice (sim::MemoryHierarchy: HBM and MALL at their achievable efficiency).
   const HwParams& hw = *r.hw;
   const double per_stream = static_cast<double>(plan.slice_groups) / static_cast<double>(plan.workgroups.size());
   const double floors[] = {r.hbm_bytes * per_stream / (hw.hbm_bw * hw.hbm_efficiency * plan.slice.device_share),
-                           hw.has_mall ? r.mall_bytes * per_stream / (hw.mall_bw * plan.slice.device_share) : 0.0,
+                           hw.has_mall ? r.mall_bytes * per_stream / (hw.mall_bw * hw.mall_efficiency * plan.slice.device_share) : 0.0,
                            r.l2_bytes * per_stream / (plan.slice.xcds * hw.l2_bw * plan.slice.xcd_share)};
   for (double f : floors) e.extrapolated_cycles = std::max(e.extrapolated_cycles, f - e.cycles);
   e.cycles += e.extrapolated_cycles;

@@ -4,6 +4,7 @@
 // make_buffer's bytes wherever it is read, while a run of one workgroup makes only the pages it touches.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -11,6 +12,8 @@
 #include "corpus/index/corpus.h"
 #include "emu/dispatch.h"
 #include "emu/executor.h"
+#include "emu/fast_random.h"
+#include "emu/input_chunks.h"
 #include "emu/launch_spec.h"
 #include "emu/program.h"
 #include "program/decoder.h"
@@ -89,6 +92,52 @@ TEST(EmuLazyFill, ALaunchFilledOnFirstTouchHoldsMakeBuffersBytes) {
     if (e >= first) EXPECT_EQ(z, x + y) << e;
     else EXPECT_EQ(std::memcmp(out.data() + 4 * e, std::vector<uint8_t>(4, s.poison).data(), 4), 0) << e;
   }
+}
+
+TEST(EmuLazyFill, LaterChunksDrawFromTheirDistributions) {
+  // FastRandom (later chunks): a standard normal's moments and tails, integers uniform on [lo, hi].
+  FastRandom rng(12345);
+  const int n = 2000000;
+  double sum = 0, sq = 0;
+  int beyond2 = 0, beyond3 = 0;
+  for (int i = 0; i < n; ++i) {
+    const double z = rng.normal();
+    sum += z, sq += z * z, beyond2 += std::fabs(z) > 2, beyond3 += std::fabs(z) > 3;
+  }
+  EXPECT_NEAR(sum / n, 0.0, 0.005);
+  EXPECT_NEAR(sq / n, 1.0, 0.005);
+  EXPECT_NEAR(static_cast<double>(beyond2) / n, 0.0455, 0.001);  // 2 * (1 - Phi(2))
+  EXPECT_NEAR(static_cast<double>(beyond3) / n, 0.0027, 0.0002);
+  std::vector<int> counts(7, 0);
+  for (int i = 0; i < 70000; ++i) {
+    const int64_t v = rng.integer(-3, 3);
+    ASSERT_TRUE(v >= -3 && v <= 3) << v;
+    ++counts[v + 3];
+  }
+  for (int c : counts) EXPECT_NEAR(c, 10000, 400);
+  FastRandom a(7), b(7);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(a.normal(), b.normal());
+}
+
+TEST(EmuLazyFill, KeptChunksGiveFillChunksBytes) {
+  // InputChunks: the first fill generates, the second copies the same bytes; another seed misses.
+  LaunchSpec s = vector_add(100000);
+  InputChunks kept;
+  std::vector<uint8_t> want(kInitChunkBytes), first(kInitChunkBytes), second(kInitChunkBytes);
+  fill_chunk(s, 0, 3, want);
+  kept.fill(s, 0, 3, first);
+  kept.fill(s, 0, 3, second);
+  EXPECT_EQ(first, want);
+  EXPECT_EQ(second, want);
+  EXPECT_EQ(kept.hits(), 1u);
+  LaunchSpec other = s;
+  other.seed += 1;
+  std::vector<uint8_t> other_want(kInitChunkBytes), other_got(kInitChunkBytes);
+  fill_chunk(other, 0, 3, other_want);
+  kept.fill(other, 0, 3, other_got);
+  EXPECT_EQ(other_got, other_want);
+  EXPECT_NE(other_got, want);
+  EXPECT_EQ(kept.hits(), 1u);
 }
 
 }  // namespace
