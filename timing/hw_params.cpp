@@ -32,8 +32,8 @@ namespace {
 //             (rocminfo of an MI300X: 32 shader engines, 304 CUs; ROCm/legacy-rocm-build #4021), so 8 cycles per wave
 //             per shader engine [D], the rate assumed for every shader engine [U]. An MI250X GCD has 8 (rocminfo of an
 //             MI250X GCD: 110 CUs, 8 shader engines; openmm/openmm #3940): one dispatcher of 2 cycles per wave for
-//             the whole GCD could not start the waves of the measured BabelStream (1.3-1.4 TB/s on one GCD needs one
-//             wave64 copy workgroup share, 1 KiB, per 1.3 cycles at 1.7 GHz [D]).
+//             the whole GCD could not start the waves of the measured BabelStream (1.35 TB/s on one GCD needs a new
+//             wave64 of Copy, which moves 1 KiB, every 1.3 cycles at 1.7 GHz [D]).
 constexpr HwParams kRows[] = {
     {
         .arch = codeobj::Arch::gfx942, .device = "MI300X",
