@@ -28,7 +28,12 @@ namespace {
 //             per phase cycle. (A first fit, 4.6 + 1.59, divided the blocks by 64 and left out that a timed
 //             block ends with the last read's latency; the bench's kernel showed it +18 % on the b32 row.)
 //             Held out: the b64 and b128 rows. Latency 64 [U] (the p-chase says ~51, S6 comments "2-64").
-//  dispatch:  mgpusim models 2 cycles per wave per XCD (notes section 7) [U].
+//  dispatch:  mgpusim models 2 cycles per wave per XCD (notes section 7) [U]; an MI300X XCD has 4 shader engines
+//             (rocminfo of an MI300X: 32 shader engines, 304 CUs; ROCm/legacy-rocm-build #4021), so 8 cycles per wave
+//             per shader engine [D], the rate assumed for every shader engine [U]. An MI250X GCD has 8 (rocminfo of an
+//             MI250X GCD: 110 CUs, 8 shader engines; openmm/openmm #3940): one dispatcher of 2 cycles per wave for
+//             the whole GCD could not start the waves of the measured BabelStream (1.35 TB/s on one GCD needs a new
+//             wave64 of Copy, which moves 1 KiB, every 1.3 cycles at 1.7 GHz [D]).
 constexpr HwParams kRows[] = {
     {
         .arch = codeobj::Arch::gfx942, .device = "MI300X",
@@ -53,9 +58,11 @@ constexpr HwParams kRows[] = {
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,  // S1 16 KiB/2 CUs; line [U]
         .lds_banks = 32, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,
         .barrier_cycles = 16,  // [U] release after the last arrival
-        .wave_launch_cycles = 2,
+        .shader_engines = 4, .wave_launch_cycles = 8,
         .hbm_efficiency = 0.783,  // fitted on the BabelStream Copy and Mul rows (4.11-4.13, 4.10-4.26 TB/s of 5.3; bench/calibration)
-        .clock_mfma_ghz = 1.115,  // ROCm MAF blog part 2: FP16 GEMM sustained 1115 MHz (BF16 1207, FP8 1230) with the matrix units saturated
+        // ROCm MAF blog part 2: FP16 GEMM sustained 1115 MHz with the matrix units saturated; fitted on bench/calibration's f16
+        // clock row. Held out: the blog's BF16 (1207 MHz) and FP8 (1230 MHz) clocks, which one figure per processor misses by 5-7 %.
+        .clock_mfma_ghz = 1.115,
         .launch_overhead_us = 4.5,  // launch + cleanup on MI300X, second-hand (Kog AI via secondary page, notes D) [U]
     },
     {
@@ -74,7 +81,7 @@ constexpr HwParams kRows[] = {
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
         .lds_banks = 32, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // MI300X fit reused [U]
         .barrier_cycles = 16,
-        .wave_launch_cycles = 2,
+        .shader_engines = 8, .wave_launch_cycles = 8,  // 8 shader engines per GCD (rocminfo); rate as gfx942 [U]
         .hbm_efficiency = 0.783,  // the MI300X fit reused [U] (held out: MI250X BabelStream 1.3-1.4 of 1.6 TB/s, bench/calibration)
         .clock_mfma_ghz = 1.7,    // [U] no published sustained clock under MFMA: no throttling modeled
         .launch_overhead_us = 2.0,  // MI210 back-to-back launches, measured fit (te42kyfo/gpu-benches gpu-small-kernels)
@@ -97,7 +104,7 @@ constexpr HwParams kRows[] = {
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
         .lds_banks = 64, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // S11 64 banks; fit reused [U]
         .barrier_cycles = 16,
-        .wave_launch_cycles = 2,
+        .shader_engines = 4, .wave_launch_cycles = 8,  // MI300X's 4 per XCD assumed [U]
         .hbm_efficiency = 0.783,  // the MI300X fit reused [U]
         .clock_mfma_ghz = 2.4,    // [U] no published sustained clock under MFMA: no throttling modeled
         .launch_overhead_us = 4.5,  // the MI300X figure reused [U]

@@ -50,7 +50,8 @@ struct HwParams {
   unsigned lat_lds;
   // Workgroups.
   unsigned barrier_cycles;      // from the last wave's arrival to the release
-  unsigned wave_launch_cycles;  // per wave, when a workgroup starts on a CU
+  unsigned shader_engines;      // per XCD, each with a workgroup dispatcher of its own
+  unsigned wave_launch_cycles;  // per wave on one shader engine's dispatcher, when a workgroup starts on a CU
   // Calibration (bench/calibration, docs/timing.md "Calibration").
   double hbm_efficiency;        // achievable share of hbm_bw for streaming traffic (refresh, page and bank conflicts)
   double clock_mfma_ghz;        // sustained engine clock with every matrix unit busy (power limit)

@@ -170,9 +170,10 @@ class Simulator {
   }
   unsigned xcd_of(unsigned cu) const { return mem_.xcd_of(cu); }
 
-  // Cycles the XCD's dispatcher takes to launch `waves` waves; a slice gets its share of the dispatcher.
+  // Cycles the XCD's dispatchers (one per shader engine) take to launch `waves` waves; a slice gets its share of them.
   uint64_t wave_launch(size_t waves) const {
-    return static_cast<uint64_t>(std::llround(static_cast<double>(waves) * hw_.wave_launch_cycles / slice_.xcd_share));
+    return static_cast<uint64_t>(
+        std::llround(static_cast<double>(waves) * hw_.wave_launch_cycles / hw_.shader_engines / slice_.xcd_share));
   }
 
   void start_group(uint64_t g, unsigned cu, uint64_t t) {

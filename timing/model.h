@@ -58,12 +58,7 @@ struct ModelResult {
   uint64_t unique_bytes = 0;    // distinct 64-byte sectors touched x 64: what HBM must move at least once
   double flops = 0;             // VALU lane-FLOPs (FMA = 2) plus MFMA 2*M*N*K*blocks
   double valu_busy = 0, mfma_busy = 0, salu_busy = 0;  // unit-cycles summed over SIMDs
-  // The engine clock under the kernel's load and the time at it: the peak clock, lowered towards
-// clock_mfma_ghz in proportion to the matrix units' busy share over `cus` CUs (power limit; the linear
-// rule between the two sourced end points is an assumption [U]).
-void set_clock(ModelResult& r, const HwParams& hw, double cus);
-
-// Roofline: the largest of bytes / HBM bandwidth and each unit's work / its device-wide rate.
+  // Roofline (set_roofline): the largest of bytes / HBM bandwidth and each unit's work / its device-wide rate.
   double roofline_cycles = 0;
   std::string roofline_bound;   // "HBM bandwidth", "VALU", "MFMA", "SALU"
   // Sampled simulation (timing/sampling.h): what was simulated and how wrong the figure may be.

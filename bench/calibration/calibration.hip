@@ -12,7 +12,7 @@
     __builtin_amdgcn_s_barrier();                        \
     __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup"); \
   } while (0)
-constexpr uint32_t kBlock = 256;  // every launch of these kernels uses 256 work-items per workgroup
+constexpr uint32_t kBlock = 256;  // the launches of these kernels use 256 work-items per workgroup (add_rmsnorm_fp8: its own rule)
 
 // Pointer chase (latency ladder): one lane, each address depends on the value loaded before it. The
 // buffer is zero, so the next index is (j + stride) & mask: one new 128-byte line per step over a
@@ -91,6 +91,38 @@ extern "C" __global__ void mfma_32x32x8f16(const half4* ab, float* out, uint32_t
   }
   out[TID] = c0[0] + c1[1] + c2[2] + c3[3];
 }
+// The same chain for the MAF blog's other two data types (bf16, fp8: the sustained clock differs per type).
+typedef short short4v __attribute__((ext_vector_type(4)));
+extern "C" __global__ void mfma_32x32x8bf16(const short4v* ab, float* out, uint32_t iters) {
+  short4v a = ab[TID], b = ab[TID + 64];
+  float16v c0 = {}, c1 = {}, c2 = {}, c3 = {};
+  for (uint32_t i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      c0 = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c0, 0, 0, 0);
+      c1 = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c1, 0, 0, 0);
+      c2 = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c2, 0, 0, 0);
+      c3 = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c3, 0, 0, 0);
+    }
+  }
+  out[TID] = c0[0] + c1[1] + c2[2] + c3[3];
+}
+#if defined(__gfx942__)  // fp8 MFMAs are gfx942 instructions
+extern "C" __global__ void mfma_32x32x16fp8(const long* ab, float* out, uint32_t iters) {
+  long a = ab[TID], b = ab[TID + 64];
+  float16v c0 = {}, c1 = {}, c2 = {}, c3 = {};
+  for (uint32_t i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      c0 = __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(a, b, c0, 0, 0, 0);
+      c1 = __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(a, b, c1, 0, 0, 0);
+      c2 = __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(a, b, c2, 0, 0, 0);
+      c3 = __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(a, b, c3, 0, 0, 0);
+    }
+  }
+  out[TID] = c0[0] + c1[1] + c2[2] + c3[3];
+}
+#endif
 extern "C" __global__ void mfma_16x16x16f16(const half4* ab, float* out, uint32_t iters) {
   half4 a = ab[TID], b = ab[TID + 64];
   float4v c0 = {}, c1 = {}, c2 = {}, c3 = {};
@@ -198,30 +230,55 @@ __device__ inline uint32_t fp8x4(float a, float b, float c, float d) {
   int lo = __builtin_amdgcn_cvt_pk_fp8_f32(a, b, 0, false);
   return static_cast<uint32_t>(__builtin_amdgcn_cvt_pk_fp8_f32(c, d, lo, true));
 }
-// Fused residual add + RMSNorm + FP8 quantization: res_out = x + res; q = fp8(res_out * rsqrt(mean sq) * w / scale).
-extern "C" __global__ void add_rmsnorm_fp8(const half8* x, const half8* res, const half8* w, half8* res_out, uint2* q,
-                                           float inv_scale) {
-  __shared__ float part[kBlock];
-  constexpr uint32_t kCols8 = 16384 / 8, kPer = kCols8 / kBlock;
-  const uint32_t row = BID * kCols8;
-  half8 v[kPer];
+// Fused residual add + RMSNorm + FP8 quantization, written the way vLLM's
+// fused_add_rms_norm_static_fp8_quant kernel (csrc/layernorm_quant_kernels.cu, the width-8 fp16 path) works,
+// since the measured rows time that kernel: one workgroup per row, launched with
+// min(hidden, rows < 256 ? 1024 : 256) work-items (the host side's rule), loops of the runtime stride
+// blockDim over vectors of 8 halves; pass 1 adds the residual in place (res = x + res) and sums squares,
+// a block reduction (each wave by cross-lane shuffles, one partial per wave in LDS, the first wave sums
+// those: hipcub BlockReduce's warp-reductions algorithm), thread 0 puts rsqrt in LDS; pass 2 reads the
+// residual back, scales by it and the weight (in fp16), and writes one fp8 byte per element.
+__device__ inline float wave_sum(float v) {
+  const uint32_t lane = TID & 63;
+#pragma unroll
+  for (uint32_t m = 1; m < 64; m *= 2)
+    v += __builtin_bit_cast(float, __builtin_amdgcn_ds_bpermute(static_cast<int>((lane ^ m) * 4), __builtin_bit_cast(int, v)));
+  return v;
+}
+__device__ inline uint8_t fp8_sat(float v) {  // vLLM's scaled_fp8_conversion: clamp to the fp8 range, convert
+  v = __builtin_fmaxf(-240.0f, __builtin_fminf(v, 240.0f));
+  return static_cast<uint8_t>(__builtin_amdgcn_cvt_pk_fp8_f32(v, v, 0, false) & 0xff);
+}
+extern "C" __global__ void add_rmsnorm_fp8(uint8_t* out, const half8* x, half8* res, const half8* w, const float* scale,
+                                           uint32_t hidden) {
+  __shared__ float wave_part[16];
+  __shared__ float s_variance;
+  const uint32_t n8 = hidden / 8, threads = __builtin_amdgcn_workgroup_size_x(), row = BID * n8;
   float ss = 0;
+  for (uint32_t i = TID; i < n8; i += threads) {
+    half8 t = x[row + i] + res[row + i];
 #pragma unroll
-  for (uint32_t j = 0; j < kPer; ++j) {
-    const uint32_t i = row + j * kBlock + TID;
-    v[j] = x[i] + res[i];
-    res_out[i] = v[j];
-#pragma unroll
-    for (int e = 0; e < 8; ++e) ss += static_cast<float>(v[j][e]) * static_cast<float>(v[j][e]);
+    for (int e = 0; e < 8; ++e) ss += static_cast<float>(t[e]) * static_cast<float>(t[e]);
+    res[row + i] = t;
   }
-  const float r = __builtin_amdgcn_rsqf(block_sum(ss, part) / 16384.0f + 1e-6f) * inv_scale;
+  ss = wave_sum(ss);
+  if ((TID & 63) == 0) wave_part[TID >> 6] = ss;
+  BARRIER();
+  if (TID < 64) {
+    float v = TID < threads / 64 ? wave_part[TID] : 0.0f;
+    v = wave_sum(v);
+    if (TID == 0) s_variance = __builtin_amdgcn_rsqf(v / static_cast<float>(hidden) + 1e-6f);
+  }
+  BARRIER();
+  const float inv_scale = __builtin_amdgcn_rcpf(*scale);
+  for (uint32_t i = TID; i < n8; i += threads) {
+    half8 t = res[row + i];
+    const half8 g = w[i];
 #pragma unroll
-  for (uint32_t j = 0; j < kPer; ++j) {
-    const uint32_t c = j * kBlock + TID;
-    const half8 g = w[c];
-    float f[8];
-    for (int e = 0; e < 8; ++e) f[e] = static_cast<float>(v[j][e]) * static_cast<float>(g[e]) * r;
-    q[row + c] = uint2{fp8x4(f[0], f[1], f[2], f[3]), fp8x4(f[4], f[5], f[6], f[7])};
+    for (int e = 0; e < 8; ++e) {
+      const _Float16 h = static_cast<_Float16>(static_cast<float>(t[e]) * s_variance) * g[e];
+      out[(row + i) * 8 + e] = fp8_sat(static_cast<float>(h) * inv_scale);
+    }
   }
 }
 // Fused SwiGLU + FP8: a row is gate[8192] | up[8192]; q = fp8(silu(gate) * up / scale), 8192 per row.
