@@ -5,7 +5,7 @@ emu/semantics):
 * buffer_load/store_format_* and tbuffer_load/store_format_* (+ d16): the data-format and number-format tables
   (Vega/CDNA ISA "Buffer Resource", as CLRX's GcnMemHandling.md restates them: components from the lowest bit,
   UNORM x/(2^n-1), SNORM max(sx/(2^(n-1)-1), -1), USCALED/SSCALED, UINT/SINT, FLOAT 32/16/packed 11-10 bit;
-  missing components (0, 0, 0, 1); V# DST_SEL for buffer_*; per-dword range checking); stores clamp and round
+  missing components (0, 0, 0, 1); V# DST_SEL for buffer_*; range checking all or nothing); stores clamp and round
   to nearest even (UNORM/SNORM) or keep the low bits (UINT/SINT);
 * global_load_lds_* / scratch_load_lds_* (LDS DMA): LLVM AMDGPUUsage "AMDGPU DMA Operations": the element goes to
   LDS at M0 + offset + 4 * lane (16 * lane for 12/16-byte loads), sub-dword elements extended to a dword;
@@ -191,9 +191,9 @@ def load_model(mem, lane_off, num_records, dfmt, nfmt, n, d16, hi, dst_sel):
     widths = DFMT[dfmt][1]
     nbytes = (sum(widths) + 7) // 8
     raw = bytearray(16)
-    for o in range(0, nbytes, 4):  # per-dword range check (raw buffer: offset >= num_records)
+    for o in range(0, nbytes, 4):  # all or nothing (ISA "Range Checking"): the element must end within num_records
         size = min(nbytes, 4)
-        if lane_off + o < num_records:
+        if lane_off + nbytes <= num_records:
             raw[o:o + size] = bytes(mem[lane_off + o:lane_off + o + size])
     x = int.from_bytes(bytes(raw), "little")
     comp, at = [0, 0, 0, one(nfmt)], 0
@@ -214,7 +214,7 @@ def check_load(h, rng, arch, dfmt, nfmt, n, tbuffer, d16=False, hi=False, dst_se
         h16 = rng.normal(0, 8, 2048).astype(np.float16).view(np.uint16)
         ins[0] = h16.view(np.uint32).copy()
         mem = ins[0].view(np.uint8)
-    num_records = 900  # lanes 57.. are (partly) out of range
+    num_records = 902  # lane 56's element ends past it for formats over 6 bytes (all or nothing), lanes 57.. are out
     dst_sel = dst_sel if dst_sel is not None else (4 | 5 << 3 | 6 << 6 | 7 << 9)
     word3 = dst_sel | nfmt << 12 | dfmt << 15
     kind = ("d16_hi_" if hi else "d16_" if d16 else "") + COMPS[n]
@@ -263,7 +263,7 @@ def check_store(h, rng, arch, dfmt, nfmt, n, tbuffer, d16=False, hi=False):
     ins = random_inputs(rng)
     vals = store_values(rng, nfmt, d16)
     ins[1] = vals.reshape(-1).copy()
-    num_records = 900
+    num_records = 902
     word3 = (4 | 5 << 3 | 6 << 6 | 7 << 9) | nfmt << 12 | dfmt << 15
     kind = ("d16_hi_" if hi else "d16_" if d16 else "") + COMPS[n]
     regs = (n + (1 if hi else 0) + 1) // 2 if d16 else n
@@ -294,7 +294,7 @@ def check_store(h, rng, arch, dfmt, nfmt, n, tbuffer, d16=False, hi=False):
         b = x.to_bytes(16, "little")
         for o in range(0, nbytes, 4):
             size = min(nbytes, 4)
-            if lane * 16 + o < num_records:
+            if lane * 16 + nbytes <= num_records:
                 want[lane * 16 + o:lane * 16 + o + size] = b[o:o + size]
     got = mem_after.view(np.uint8).tobytes()
     bad = sum(got[i] != want[i] for i in range(len(want)))
