@@ -1,4 +1,4 @@
-"""Flash attention forward v3 (hsa/gfx942/fmha_v3_fwd/MI300), AITer's fmha_fwd_v3 (batch mode, no mask).
+"""Flash attention forward v3 (hsa/gfx942/fmha_v3_fwd/MI300, hsa/gfx950/fmha_v3_fwd), AITer's fmha_fwd_v3 (batch mode, no mask, no LSE).
 
 Launch (csrc/cpp_itfs/mha_fwd.cu: init_fmha_fwd_v3_args, get_grid_dim): grid (ceil(seqlen_q / ts_qo), nhead_q,
 batch), block 512 (256 for hd192x128); ts_qo 256 (hsa/gfx942/fmha_v3_fwd/fmha_fwd.csv). fmha_fwd_v3_args
@@ -21,6 +21,11 @@ ARGS = struct16("o", "q", "k", "v", "lse", "scalar", "s_seq_len", "s_Seqs", "s_T
                 "s_lse_Hs", "qseq_padding", "kseq_padding", "q_descale", "k_descale", "v_descale")
 
 
+# K and V are streamed in tiles of ts_kv rows (fmha_fwd.csv: 32 on gfx942, 64 on gfx950) with the tile step in
+# the SGPR offset (s60/s35 += ts_kv * row stride) against a V# of num_records = seqlen_k * row stride: the prefetch
+# after the last tile and the rows of a partial tile past seqlen_k read 0 only because soffset counts in the
+# range check (docs/emulator.md, "AITer check"). No guard zones are given: with the emulator's earlier rule
+# (soffset unchecked) this spec faulted, and with guards the tail case read NaN there into the output.
 def fmha_fwd_bf16_case(name, co, kernel, batch, heads, kv_heads, sq, sk, d=128, ts_qo=256):
     def build(rng):
         q = to_bf16(rng.uniform(-1, 1, (batch, sq, heads, d)).astype(np.float32))
@@ -64,4 +69,10 @@ def fmha_fwd_bf16_case(name, co, kernel, batch, heads, kv_heads, sq, sk, d=128, 
 CASES = [
     fmha_fwd_bf16_case("fmha_fwd_hd128_bf16", "gfx942/fmha_v3_fwd/MI300/fwd_hd128_bf16_rtne.co",
                        "_ZN5aiter24fmha_fwd_hd128_bf16_rtneE", batch=1, heads=1, kv_heads=1, sq=256, sk=128),
+    # GQA, a partial q tile (300 = 256 + 44) and a partial kv tile (200 = 6 x 32 + 8)
+    fmha_fwd_bf16_case("fmha_fwd_hd128_bf16_gqa_tail", "gfx942/fmha_v3_fwd/MI300/fwd_hd128_bf16_rtne.co",
+                       "_ZN5aiter24fmha_fwd_hd128_bf16_rtneE", batch=2, heads=4, kv_heads=2, sq=300, sk=200),
+    # gfx950 (MI350): same argument struct and grid (mha_fwd.cu), ts_kv 64 (hsa/gfx950/fmha_v3_fwd/fmha_fwd.csv)
+    fmha_fwd_bf16_case("gfx950_fmha_fwd_hd128_bf16", "gfx950/fmha_v3_fwd/fwd_hd128_bf16.co",
+                       "_ZN5aiter19fmha_fwd_hd128_bf16E", batch=2, heads=4, kv_heads=2, sq=300, sk=200),
 ]
