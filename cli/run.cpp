@@ -58,6 +58,12 @@ int run_run(const RunOptions& o) {
       throw Error(fmt::format("the kernel wrote outside buffer {}: the guard byte at offset {} from its start changed", b.label(), *off),
                   o.launch, "check the buffer's count in the launch spec, or the kernel's address arithmetic", kExitFailure);
   nlohmann::json files = write_buffers(o.out.empty() ? "." : o.out);
+  // Accesses the launch allows without stopping (a buffer's guard zone, LDS past the allocation): the
+  // kernel's over-reads, which a user must know about before trusting the outputs.
+  nlohmann::json oob = nlohmann::json::array();
+  for (const auto& a : launch->mem.out_of_bounds())
+    oob.push_back({{"region", a.region}, {"pc", a.pc}, {"instruction", a.inst}, {"write", a.write},
+                   {"lowest", a.lowest}, {"highest", a.highest}, {"lane_accesses", a.count}});
   const auto& st = rr.stats;
   double rate = rr.wall_seconds > 0 ? st.total() / rr.wall_seconds : 0;
   if (o.json) {
@@ -79,6 +85,7 @@ int run_run(const RunOptions& o) {
                         {"wall_seconds", rr.wall_seconds},
                         {"threads", rr.threads},
                         {"wave_instructions_per_second", rate},
+                        {"out_of_bounds", oob},
                         {"outputs", files}};
     if (!o.inputs_out.empty()) j["inputs"] = inputs;
     std::cout << j.dump(2) << "\n";
@@ -90,6 +97,9 @@ int run_run(const RunOptions& o) {
                              st.total(), st.lane_ops);
     std::cout << fmt::format("  wall time {:.3f} s, {:.3g} wave-instructions/s, {:.3g} lane-instructions/s\n", rr.wall_seconds,
                              rate, rr.wall_seconds > 0 ? st.lane_ops / rr.wall_seconds : 0);
+    for (const auto& a : launch->mem.out_of_bounds())
+      std::cout << fmt::format("  out of bounds (not stopped): {} of bytes [{}, {}) from the start of {}, {} lane accesses, at 0x{:x} {}\n",
+                               a.write ? "write" : "read", a.lowest, a.highest, a.region, a.count, a.pc, a.inst);
     for (const auto& f : inputs) std::cout << "  wrote input " << f.get<std::string>() << "\n";
     for (const auto& f : files) std::cout << "  wrote " << f.get<std::string>() << "\n";
   }

@@ -97,8 +97,10 @@ std::string WaitcntState::violation(const ExecInst& in, uint8_t in_counters) con
     for (const auto& op : ops_) {
       for (const auto& pw : op.writes)
         if (overlap(u, pw.file, pw.reg, pw.count)) {
-          // In-order VMEM loads may overwrite each other's destinations without waiting.
+          // In-order loads may overwrite each other's destinations without waiting: VMEM, and LDS (DS) loads
+          // into VGPRs, which return in issue order too (AITer's gfx950 fmha fwd reloads a VGPR that way).
           if (is_def && in_counters == kVm && op.counters == kVm) continue;
+          if (is_def && u.file == 0 && in_counters == kLgkm && op.counters == kLgkm && op.lgkm_in_order) continue;
           unsigned r = std::max<unsigned>(u.first, pw.reg);
           return fmt::format("{} {}, the destination of '{}' at 0x{:x}, before an s_waitcnt guarantees that load has completed",
                              is_def ? "writes" : "reads", reg_name(u.file, r), op.inst && op.inst->raw ? op.inst->raw->text : "?",

@@ -9,7 +9,7 @@
 // An op is guaranteed complete by s_waitcnt vmcnt(N) when at least N vm ops were issued after it;
 // by lgkmcnt(N) when N == 0, or (ordered LDS op) when at least N LDS ops were issued after it.
 // Until then, an instruction that reads one of its destination registers, or writes one (except a
-// later in-order VMEM load writing the same register), is a "waitcnt violation". Ops may also lock
+// later in-order VMEM load, or DS load after a DS load, writing the same register), is a "waitcnt violation". Ops may also lock
 // source registers (store data that the hardware reads late): writing them before completion is a
 // violation too (gfx9 VMEM/DS stores read their data at issue, so they lock nothing). Loads to LDS
 // (global_load_lds_*) write LDS at completion as well, so LDS read before the covering vmcnt wait is stale.

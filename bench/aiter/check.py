@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""AITer check (issue 15): run a sample of AITer's gfx942 assembly kernels on AsmEvo's emulator and compare
+"""AITer check (issue 15): run a sample of AITer's gfx942 and gfx950 assembly kernels on AsmEvo's emulator and compare
 their outputs with a NumPy reference of the operator. A benchmark run by hand; never part of CI, and
 nothing of AITer (code objects, inputs built for them, outputs) is committed.
 
@@ -41,10 +41,20 @@ from families import CASES  # noqa: E402
 TOL_ERR_RATIO = 0.05
 
 
+def over_reads(stats):
+    """The accesses outside a buffer that the run allowed (its guard zones, LDS past the allocation), per region."""
+    span = {}
+    for a in stats.get("out_of_bounds", []):
+        lo, hi, n = span.get((a["region"], a["write"]), (a["lowest"], a["highest"], 0))
+        span[(a["region"], a["write"])] = (min(lo, a["lowest"]), max(hi, a["highest"]), n + 1)
+    return "".join(f"; {'wrote' if w else 'read'} outside {r}: bytes [{lo}, {hi}) from its start ({n} instructions)"
+                   for (r, w), (lo, hi, n) in span.items())
+
+
 def run_case(case, asmevo, aiter_dir, work, timeout):
     co = str(pathlib.Path(aiter_dir) / "hsa" / case.co)
     if not os.path.exists(co):
-        return "STOPPED", f"{co} not found (AITER_DIR must hold hsa/gfx942)", None
+        return "STOPPED", f"{co} not found (AITER_DIR must hold hsa/gfx942 and hsa/gfx950)", None
     rng = np.random.default_rng(case.seed)
     launch = case.build(rng)
 
@@ -103,6 +113,7 @@ def run_case(case, asmevo, aiter_dir, work, timeout):
         outside = f", {int(bad.sum())} outside atol {atol} + rtol {rtol}" if bad.any() else ""
         worst.append(f"{label}: max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|, {r.size} elements{outside})")
     note = f"; not in the metadata, not passed: {', '.join(dropped)}" if dropped else ""
+    note += over_reads(stats)
     n = stats["instructions"]["total"]
     return "MATCH", "; ".join(worst) + note + f"  [emulated: {n:,} wave-instructions, {wall:.1f} s]", stats
 

@@ -38,11 +38,10 @@ def measure(asmevo, path, commands):
 
 
 def measure_inspect(asmevo, path, out):
-    rc, _, err = run([asmevo, "inspect", str(path)])
+    rc, text, err = run([asmevo, "inspect", str(path)])
     out["inspect"] = rc
     if rc == 0:
-        _, text, _ = run([asmevo, "inspect", str(path)])
-        out["inspect_warnings"] = text.count("warning:")
+        out["inspect_warnings"] = (text + err).count("warning:")
     else:
         out["inspect_error"] = (err.strip().splitlines() or ["?"])[0]
 

@@ -37,8 +37,9 @@ struct Addressing {
   bool idxen = false, offen = false;
   uint64_t inst_offset = 0;
 
-  // Device address of byte `extra` of lane l's access; false when that component is out of range.
-  bool component(const Wave& w, unsigned l, uint64_t extra, uint64_t& addr) const {
+  // Device address of bytes [extra, extra + bytes) of lane l's access; false when that component is out of
+  // range. A raw buffer's check counts soffset and the component's size: it must end within num_records.
+  bool component(const Wave& w, unsigned l, uint64_t extra, unsigned bytes, uint64_t& addr) const {
     uint64_t index = 0, offset = inst_offset + extra;
     if (vaddr && vaddr->kind == Operand::VGPR) {
       if (idxen) index = w.v[vaddr->index][l];
@@ -48,7 +49,7 @@ struct Addressing {
     if (idxen && rs.stride != 0) {
       if (index >= rs.num_records) return false;  // structured buffer
     } else if (!(rs.add_tid && !idxen)) {
-      if (offset >= rs.num_records) return false;  // raw buffer
+      if (soffset + offset + bytes > rs.num_records) return false;  // raw buffer
     }
     uint64_t boff;
     if (rs.swizzle) {

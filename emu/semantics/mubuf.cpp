@@ -14,10 +14,13 @@
 //                        + index_lsb * 4 + offset_lsb,   index_msb/lsb = index /% index_stride,
 //                        offset_msb/lsb = offset /% 4
 //
-// Range checking (ISA "Range Checking"; LLVM IntrinsicsAMDGPU.td: the VGPR/immediate offset is
-// "included in bounds checking and swizzling", soffset is "excluded from bounds checking"):
+// Range checking (ISA "Range Checking"), with soffset counted, as AMD's simulator rocjitsu does for CDNA1-4
+// after matching gfx950 hardware (ROCm/rocm-systems PR 10928, 2026-08: "SOFFSET and the instruction offset
+// count toward the bounds check", "an access must end within NUM_RECORDS"), against LLVM IntrinsicsAMDGPU.td
+// (soffset "excluded from bounds checking"). AITer's fmha_v3 fwd depends on it: it steps K/V tiles in soffset
+// against num_records = seqlen_k * row stride, and with soffset unchecked reads past K and V (docs/emulator.md):
 //   private (scratch) buffer, add_tid && !idxen:          no range check
-//   raw buffer, !idxen (stride 0 as Triton builds them):   out of range if offset >= num_records
+//   raw buffer, !idxen (stride 0 as Triton builds them):   out of range if soffset + offset + size > num_records
 //   structured buffer, idxen && stride != 0:               out of range if index >= num_records
 // Out-of-range loads return 0, out-of-range stores are dropped; Load/store-DWORD-x{2,3,4} are
 // range-checked per dword (a partially out-of-range x4 load returns its in-range dwords and zeros).
@@ -66,7 +69,7 @@ template <DataOp Op> void load_lds(ExecContext& ctx, Wave& w, const ExecInst& in
     uint32_t words[4] = {};
     for (unsigned d = 0; d < Op.count; ++d) {
       uint64_t addr;
-      if (a.component(w, l, 4 * d, addr)) std::memcpy(&words[d], access(ctx, w, in, addr, Op.bytes, false, static_cast<int>(l)), Op.bytes);
+      if (a.component(w, l, 4 * d, Op.bytes, addr)) std::memcpy(&words[d], access(ctx, w, in, addr, Op.bytes, false, static_cast<int>(l)), Op.bytes);
     }
     dst.add(ctx, w, in, l, words, Op);
   }
@@ -91,7 +94,7 @@ template <DataOp Op> void load(ExecContext& ctx, Wave& w, const ExecInst& in) {
     for (unsigned d = 0; d < Op.count; ++d) {
       uint32_t raw = 0;  // out of range: 0
       uint64_t addr;
-      if (a.component(w, l, 4 * d, addr)) std::memcpy(&raw, access(ctx, w, in, addr, Op.bytes, false, static_cast<int>(l)), Op.bytes);
+      if (a.component(w, l, 4 * d, Op.bytes, addr)) std::memcpy(&raw, access(ctx, w, in, addr, Op.bytes, false, static_cast<int>(l)), Op.bytes);
       pw.data[d * kWaveSize + l] = vmem::load_value(w.v[vdata.index + d][l], raw, Op);
     }
   }
@@ -112,7 +115,7 @@ template <DataOp Op> void store(ExecContext& ctx, Wave& w, const ExecInst& in) {
     if (!(exec >> l & 1)) continue;
     for (unsigned d = 0; d < Op.count; ++d) {
       uint64_t addr;
-      if (!a.component(w, l, 4 * d, addr)) continue;  // out of range: dropped
+      if (!a.component(w, l, 4 * d, Op.bytes, addr)) continue;  // out of range: dropped
       uint32_t v = vmem::store_value(w.v[vdata.index + d][l], Op);
       std::memcpy(access(ctx, w, in, addr, Op.bytes, true, static_cast<int>(l)), &v, Op.bytes);
     }
@@ -151,7 +154,7 @@ template <class T, auto F, bool Cmp> void atomic(ExecContext& ctx, Wave& w, cons
     if (!(exec >> l & 1)) continue;
     uint64_t addr;
     T old = 0;
-    if (a.component(w, l, 0, addr)) {
+    if (a.component(w, l, 0, sizeof(T), addr)) {
       uint8_t* p = access(ctx, w, in, addr, sizeof(T), true, static_cast<int>(l));
       std::lock_guard<std::mutex> lock(ctx.mem->atomic_lock(addr));
       std::memcpy(&old, p, sizeof(T));

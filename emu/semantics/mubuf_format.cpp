@@ -14,7 +14,7 @@
 //   USCALED x; SSCALED sx (as f32); UINT x; SINT sx; FLOAT: n = 32 the bits, 16 f16, 11/10 the unsigned
 //   packed floats (5-bit exponent, 6/5-bit mantissa). Components the format lacks read (0, 0, 0, 1) (1.0 for
 //   the float formats). buffer_load_format_* then applies the V#'s DST_SEL (0: 0, 1: one, 4-7: X-W);
-//   tbuffer_* uses the identity. An out-of-range dword (per-dword range check, as for dword loads) reads 0.
+//   tbuffer_* uses the identity. An element not wholly in range reads 0 (format ops are range-checked all or nothing).
 //   D16 loads convert each component to 16 bits (f16 round-to-nearest-even for the float formats; integer
 //   formats of at most 16 bits) and pack two per VGPR (d16_x: low half, d16_hi_x: high half, the other half
 //   kept; d16_xyz: the third in the low half of the second VGPR).
@@ -150,23 +150,29 @@ uint32_t encode(uint32_t v, unsigned n, Nfmt f) {
 
 uint32_t one(const Format& f) { return f.is_int() ? 1u : f32_bits(1.0f); }
 
-// Element bytes of lane l: dwords range-checked one by one (an element under 4 bytes as one access);
-// out-of-range bytes read 0 (reads) or are not written (writes).
+// Element bytes of lane l, range-checked as a whole (ISA "Range Checking": format loads and stores are "all or
+// nothing"), then addressed dword by dword (swizzle); out of range, it reads 0 or is not written.
+bool element_in_range(const Wave& w, const buffer::Addressing& a, unsigned l, const DataFormat& df) {
+  uint64_t addr;
+  return a.component(w, l, 0, df.bytes, addr);
+}
 void read_element(ExecContext& ctx, const Wave& w, const ExecInst& in, const buffer::Addressing& a, unsigned l,
                   const DataFormat& df, uint8_t* buf) {
   std::memset(buf, 0, 16);
+  if (!element_in_range(w, a, l, df)) return;
   for (unsigned o = 0; o < df.bytes; o += 4) {
     uint64_t addr;
     const unsigned size = df.bytes < 4 ? df.bytes : 4;
-    if (a.component(w, l, o, addr)) std::memcpy(buf + o, access(ctx, w, in, addr, size, false, static_cast<int>(l)), size);
+    if (a.component(w, l, o, size, addr)) std::memcpy(buf + o, access(ctx, w, in, addr, size, false, static_cast<int>(l)), size);
   }
 }
 void write_element(ExecContext& ctx, const Wave& w, const ExecInst& in, const buffer::Addressing& a, unsigned l,
                    const DataFormat& df, const uint8_t* buf) {
+  if (!element_in_range(w, a, l, df)) return;
   for (unsigned o = 0; o < df.bytes; o += 4) {
     uint64_t addr;
     const unsigned size = df.bytes < 4 ? df.bytes : 4;
-    if (a.component(w, l, o, addr)) std::memcpy(access(ctx, w, in, addr, size, true, static_cast<int>(l)), buf + o, size);
+    if (a.component(w, l, o, size, addr)) std::memcpy(access(ctx, w, in, addr, size, true, static_cast<int>(l)), buf + o, size);
   }
 }
 

@@ -8,7 +8,8 @@ import numpy as np
 
 
 def assemble_and_run(asmevo, mc, lld, mcpu, folder, source, inputs, inout=(), what=""):
-    """Returns the run's output folder (`out.npy`, and `in<i>.npy` for the buffers named in `inout`).
+    """Returns the run's output folder (`out.npy`, `in<i>.npy` for the buffers named in `inout`, and `run.json`,
+    the run's `--json` summary).
     Raises RuntimeError with the tool's stderr (and `what`, e.g. the kernel body) when a step fails."""
     d = folder
     (d / "k.s").write_text(source)
@@ -24,8 +25,9 @@ def assemble_and_run(asmevo, mc, lld, mcpu, folder, source, inputs, inout=(), wh
         args.append(f"  - {{name: in{i}, buffer: u32, count: 1024, init: {{file: {d / f'in{i}.npy'}}}{io}}}")
     args.append("  - {name: out, buffer: u32, count: 1024, output: true}")
     (d / "k.yaml").write_text("kernel: k\ngrid: [1, 1, 1]\nblock: [64, 1, 1]\nargs:\n" + "\n".join(args) + "\n")
-    p = subprocess.run([asmevo, "run", str(d / "k.co"), "--kernel", "k", "--launch", str(d / "k.yaml"), "--out", str(d / "o")],
-                       capture_output=True, text=True)
+    p = subprocess.run([asmevo, "run", str(d / "k.co"), "--kernel", "k", "--launch", str(d / "k.yaml"), "--out", str(d / "o"),
+                        "--json"], capture_output=True, text=True)
     if p.returncode:
         raise RuntimeError(f"asmevo run failed: {p.stderr}\n{what}")
+    (d / "o" / "run.json").write_text(p.stdout)
     return d / "o"

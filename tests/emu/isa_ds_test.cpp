@@ -501,5 +501,30 @@ TEST(EmuDsWaitcnt, LgkmcntIsInOrderAmongLdsOps) {
   for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(st.at(l, 0, 1), 42u);
 }
 
+// LDS returns in issue order, so a DS load may write the VGPR an older DS load is still to write (the younger
+// value wins); a VALU write to it is still a violation.
+TEST(EmuDsWaitcnt, LdsLoadMayOverwriteAnOlderLdsLoadsDestination) {
+  for (const char* arch : kArchs) {
+    auto r = run_snippet(arch, R"(
+  v_lshlrev_b32_e32 v1, 3, v0
+  v_mov_b32 v2, 7
+  v_mov_b32 v3, 9
+  ds_write_b64 v1, v[2:3]
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v10, v1
+  ds_read_b32 v10, v1 offset:4
+  s_waitcnt lgkmcnt(0)
+)",
+                         1);
+    for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(r.at(l, 0, 1), 9u) << arch << " lane " << l;
+    std::string msg = expect_error(arch, R"(
+  v_lshlrev_b32_e32 v1, 2, v0
+  ds_read_b32 v10, v1
+  v_mov_b32 v10, 0
+)");
+    EXPECT_NE(msg.find("writes v10"), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace asmevo::emu::test

@@ -1,7 +1,8 @@
 // MUBUF buffer loads/stores (emu/semantics/mubuf.cpp): V# addressing (offen, idxen, both, soffset,
 // inst offset, swizzle + add_tid) and the range-checking rules of the MI200/MI300 ISA guides
-// ("Range Checking"): raw buffers check the offset (VGPR + instruction offset, not soffset) against
-// num_records per dword, structured buffers check the index; out-of-range loads return 0 and
+// ("Range Checking"): raw buffers check the offset (soffset + VGPR + instruction offset) per dword, which must
+// end within num_records (gfx950 hardware as AMD's rocjitsu models it: ROCm/rocm-systems PR 10928; LLVM's
+// intrinsic docs leave soffset out), structured buffers check the index; out-of-range loads return 0 and
 // out-of-range stores are dropped. Expectations are computed by hand from those rules.
 #include <gtest/gtest.h>
 
@@ -43,7 +44,7 @@ TEST(EmuMubuf, RawBufferRangeCheckPerDword) {
   buffer_load_dword v10, v1, s[4:7], 0 offen                 // in range iff 4l < 40
   buffer_load_dword v11, v1, s[4:7], 0 offen offset:8        // inst offset is range-checked: 4l + 8 < 40
   s_mov_b32 s9, 8
-  buffer_load_dword v12, v1, s[4:7], s9 offen                // soffset is not: 4l < 40, reads 4l + 8
+  buffer_load_dword v12, v1, s[4:7], s9 offen                // so is soffset: 8 + 4l + 4 <= 40, reads 4l + 8
   s_mov_b64 s[12:13], s[4:5]
   s_mov_b32 s14, 0x7ffffffe                                  // Triton's masking: offset 0x80000000
   s_mov_b32 s15, 0x27000
@@ -59,7 +60,7 @@ TEST(EmuMubuf, RawBufferRangeCheckPerDword) {
       SCOPED_TRACE(fmt::format("{} lane {}", arch, l));
       EXPECT_EQ(r.at(l, 0, R), l < 10 ? 1000 + l : 0u);
       EXPECT_EQ(r.at(l, 1, R), l < 8 ? 1002 + l : 0u);
-      EXPECT_EQ(r.at(l, 2, R), l < 10 ? 1002 + l : 0u);
+      EXPECT_EQ(r.at(l, 2, R), l < 8 ? 1002 + l : 0u);
       EXPECT_EQ(r.at(l, 3, R), 0u);
       for (unsigned d = 0; d < 4; ++d) EXPECT_EQ(r.at(l, 4 + d, R), 4 * l + 4 * d < 40 ? 1000 + l + d : 0u) << "dword " << d;
       EXPECT_EQ(r.at(l, 5, R), 4 * l + 4 < 40 ? 1001 + l : 0u);
@@ -75,6 +76,35 @@ TEST(EmuMubuf, RawBufferRangeCheckPerDword) {
     for (unsigned l = 0; l < 64; ++l) {
       EXPECT_EQ(r2.at(l, 0, 2), 1009u) << arch;
       EXPECT_EQ(r2.at(l, 1, 2), 0u) << arch;
+    }
+  }
+}
+
+// An access must end within num_records (38 here; dword i holds 1000 + i): a dword at 36 reads 0 though it
+// starts in range, a ushort there does not; soffset moves the checked end as the VGPR offset does (AITer's
+// fmha_v3 fwd steps its K/V tiles in soffset and relies on what lies past seqlen_k reading 0).
+TEST(EmuMubuf, RawBufferRangeCheckCountsSizeAndSoffset) {
+  for (const char* arch : kArchs) {
+    const unsigned R = 5;
+    auto r = run_snippet(arch, prefill(R) + raw_vsharp("38") + R"(
+  buffer_load_dword v10, off, s[4:7], 0 offset:32            // ends at 36: dword 8
+  buffer_load_dword v11, off, s[4:7], 0 offset:36            // ends at 40 > 38: 0
+  buffer_load_ushort v12, off, s[4:7], 0 offset:36           // ends at 38: low half of dword 9
+  s_mov_b32 s9, 32
+  v_lshlrev_b32 v2, 2, v0                                    // 4 * lane
+  buffer_load_dword v13, v2, s[4:7], s9 offen                // 32 + 4l + 4 <= 38 for lane 0 only
+  s_mov_b32 s9, 40
+  buffer_load_dword v14, off, s[4:7], s9                     // soffset alone past the end: 0
+  s_waitcnt vmcnt(0)
+)",
+                         R);
+    for (unsigned l = 0; l < 64; ++l) {
+      SCOPED_TRACE(fmt::format("{} lane {}", arch, l));
+      EXPECT_EQ(r.at(l, 0, R), 1008u);
+      EXPECT_EQ(r.at(l, 1, R), 0u);
+      EXPECT_EQ(r.at(l, 2, R), 1009u);
+      EXPECT_EQ(r.at(l, 3, R), l == 0 ? 1008u : 0u);
+      EXPECT_EQ(r.at(l, 4, R), 0u);
     }
   }
 }

@@ -1,4 +1,5 @@
-"""fp8 e4m3fnuz (gfx942's fp8: exponent bias 8, no infinities, 0x80 is the only NaN, max 240), as bytes."""
+"""fp8 as bytes: e4m3fnuz (gfx942's fp8: exponent bias 8, no infinities, 0x80 is the only NaN, max 240) and OCP
+e4m3fn (gfx950's fp8: exponent bias 7, no infinities, NaN 0x7f and 0xff, max 448)."""
 import numpy as np
 
 
@@ -8,6 +9,14 @@ def decode_e4m3fnuz(b):
     e, m = (b >> 3) & 15, b & 7
     mag = np.where(e == 0, m / 8.0 * 2.0 ** -7, (1 + m / 8.0) * 2.0 ** (e - 8.0))
     return np.where(b == 0x80, np.nan, sign * mag)
+
+
+def decode_e4m3fn(b):
+    b = np.asarray(b, dtype=np.uint8).astype(np.int64)
+    sign = np.where(b >> 7, -1.0, 1.0)
+    e, m = (b >> 3) & 15, b & 7
+    mag = np.where(e == 0, m / 8.0 * 2.0 ** -6, (1 + m / 8.0) * 2.0 ** (e - 7.0))
+    return np.where((b & 0x7f) == 0x7f, np.nan, sign * mag)
 
 
 def random_e4m3fnuz(rng, shape, max_exp=9):
@@ -20,22 +29,30 @@ def random_e4m3fnuz(rng, shape, max_exp=9):
     return b.astype(np.uint8)
 
 
-_FINITE = np.sort(decode_e4m3fnuz(np.arange(256))[~np.isnan(decode_e4m3fnuz(np.arange(256)))])
+def _finite(decode):
+    v = decode(np.arange(256))
+    return np.unique(v[~np.isnan(v)])
 
 
-def round_e4m3fnuz(x):
+_FINITE = _finite(decode_e4m3fnuz)
+_FINITE_FN = _finite(decode_e4m3fn)
+
+
+def round_e4m3fnuz(x, finite=_FINITE):
     """x rounded to the nearest fp8 e4m3fnuz value (ties to the value of smaller magnitude; saturating)."""
     x = np.asarray(x, dtype=np.float64)
-    i = np.clip(np.searchsorted(_FINITE, x), 1, len(_FINITE) - 1)
-    lo, hi = _FINITE[i - 1], _FINITE[i]
+    i = np.clip(np.searchsorted(finite, x), 1, len(finite) - 1)
+    lo, hi = finite[i - 1], finite[i]
     return np.where(np.abs(x - lo) <= np.abs(hi - x), lo, hi)
 
 
-def quantize_rowmax(x):
-    """Per-row fp8 quantisation as AITer's kernels do it: scale so |row| max is 240, round, scale back."""
+def quantize_rowmax(x, fn=False):
+    """Per-row fp8 quantisation as AITer's kernels do it: scale so |row| max is the format's max (240 fnuz,
+    448 fn), round, scale back."""
+    top, finite = (448.0, _FINITE_FN) if fn else (240.0, _FINITE)
     m = np.abs(x).max(axis=-1, keepdims=True)
     m = np.where(m == 0, 1, m)
-    return round_e4m3fnuz(x / m * 240) * m / 240
+    return round_e4m3fnuz(x / m * top, finite) * m / top
 
 
 _BYTE_OF = {float(v): b for b, v in enumerate(decode_e4m3fnuz(np.arange(256))) if not np.isnan(v) and b != 0x80}

@@ -49,4 +49,7 @@ def bf16_gemm_case(name, co, kernel, tile_m, tile_n, M, N, K):
 CASES = [
     bf16_gemm_case("bf16gemm_32x64_pf3", "gfx942/bf16gemm/bf16gemm_fp32bf16_tn_32x64_pf3_splitk.co",
                    "_ZN5aiter37bf16gemm_fp32bf16_tn_32x64_pf3_splitkE", 32, 64, M=64, N=128, K=256),
+    # gfx950 (MI350): the same kernel name and launch code (asm_gemm_a16w16.cu has no per-arch branch)
+    bf16_gemm_case("gfx950_bf16gemm_32x64_pf3", "gfx950/bf16gemm/bf16gemm_fp32bf16_tn_32x64_pf3_splitk.co",
+                   "_ZN5aiter37bf16gemm_fp32bf16_tn_32x64_pf3_splitkE", 32, 64, M=96, N=192, K=320),
 ]

@@ -75,4 +75,7 @@ def mla_decode_bf16_case(name, co, kernel, heads, sub_q, kv_lens):
 CASES = [
     mla_decode_bf16_case("mla_dec_bf16_qh16", "gfx942/mla/mla_dec_stage1_bf16_a16w16_subQ16_mqa16.co",
                          "_ZN5aiter39mla_dec_stage1_bf16_a16w16_subQ16_mqa16E", heads=16, sub_q=16, kv_lens=[40, 17]),
+    # gfx950 (MI350): the same kernel name and launch code (hsa/gfx950/mla/mla_asm.csv)
+    mla_decode_bf16_case("gfx950_mla_dec_bf16_qh16", "gfx950/mla/mla_dec_stage1_bf16_a16w16_subQ16_mqa16.co",
+                         "_ZN5aiter39mla_dec_stage1_bf16_a16w16_subQ16_mqa16E", heads=16, sub_q=16, kv_lens=[70, 33]),
 ]

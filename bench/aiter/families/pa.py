@@ -16,7 +16,7 @@ import numpy as np
 
 from families.attention import softmax_attention
 from families.case import Case
-from families.fp8 import decode_e4m3fnuz, quantize_rowmax, random_e4m3fnuz
+from families.fp8 import decode_e4m3fn, decode_e4m3fnuz, quantize_rowmax, random_e4m3fnuz
 from kernarg import Buffer, Value, from_bf16, struct16, to_bf16
 
 ARGS = struct16("O", "Q", "K", "V", "BT", "CL", "KQ", "VQ", "sclg2e", "mblk", "kv_nheads", "Qs", "Bs", "KVs",
@@ -24,7 +24,10 @@ ARGS = struct16("O", "Q", "K", "V", "BT", "CL", "KQ", "VQ", "sclg2e", "mblk", "k
 D = 128
 
 
-def pa_fp8_pertoken_case(name, co, kernel, gqa, block_size, batch, kv_heads, ctx_lens, qlen=1):
+def pa_fp8_pertoken_case(name, co, kernel, gqa, block_size, batch, kv_heads, ctx_lens, qlen=1, qo_indptr=False,
+                         ocp_fp8=False):
+    """ocp_fp8: the KV bytes are OCP e4m3fn (gfx950's torch float8_e4m3fn), not e4m3fnuz (gfx942)."""
+    decode = decode_e4m3fn if ocp_fp8 else decode_e4m3fnuz
     heads = gqa * kv_heads
     x = 16  # fp8: 16 bytes / 1
     blocks_per_seq = max(-(-c // block_size) for c in ctx_lens)
@@ -59,13 +62,15 @@ def pa_fp8_pertoken_case(name, co, kernel, gqa, block_size, batch, kv_heads, ctx
             ARGS["mtp"]: Value("mtp", qlen - 1),
             ARGS["GQA"]: Value("GQA", gqa),
         }
+        if qo_indptr:  # the MTP objects always read it (ptr_QTP = qo_indptr: each sequence's first query row)
+            f[ARGS["QTP"]] = Buffer("qo_indptr", "i32", array=np.arange(batch + 1, dtype=np.int32) * qlen)
         inputs = {"q": q, "k_tok": k_tok, "v_tok": v_tok, "k_scale": k_scale, "v_scale": v_scale, "bt": bt, "cl": cl}
         return {"grid": (kv_heads, batch, 1), "block": (256, 1, 1), "fields": f, "inputs": inputs, "outputs": ["O"],
                 "decode": {"O": from_bf16}}
 
     def reference(inp):
         q = from_bf16(inp["q"]).astype(np.float64)
-        kq, vq = decode_e4m3fnuz(inp["k_tok"]), decode_e4m3fnuz(inp["v_tok"])
+        kq, vq = decode(inp["k_tok"]), decode(inp["v_tok"])
         ks, vs = inp["k_scale"], inp["v_scale"]
         exact = np.zeros((batch * qlen, heads, D))
         model = np.zeros((batch * qlen, heads, D))
@@ -81,10 +86,10 @@ def pa_fp8_pertoken_case(name, co, kernel, gqa, block_size, batch, kv_heads, ctx
             for h in range(heads):
                 kvh = h // gqa
                 # the kernel's numerics: Q row and P row quantised to fp8 with their max at 240 (fp8 MFMAs)
-                qq = quantize_rowmax(q[row, h][None])[0]
+                qq = quantize_rowmax(q[row, h][None], ocp_fp8)[0]
                 s = (kb[:, kvh] @ qq) * kbs[:, kvh] / math.sqrt(D)
                 p = np.exp(s - s.max())
-                pv = quantize_rowmax((p * vbs[:, kvh])[None])[0]
+                pv = quantize_rowmax((p * vbs[:, kvh])[None], ocp_fp8)[0]
                 model[row, h] = (pv @ vb[:, kvh]) / p.sum()
         # The operator, with op_tests' checkAllclose defaults (rtol = atol = 1e-2); and the kernel's fp8
         # numerics within bf16 output rounding plus fp32 accumulation.
@@ -109,4 +114,13 @@ CASES = [
     pa_fp8_pertoken_case("pa_fp8_gqa10_qlen4", "gfx942/pa/pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen4_msk1.co",
                          "_ZN5aiter43pa_bf16_pertokenFp8_gqa10_1tg_4w_qlen4_msk1E", gqa=10, block_size=1024,
                          batch=2, kv_heads=1, ctx_lens=[130, 9], qlen=4),
+]
+# gfx950 (MI350): the per-token fp8 objects there use 16-token blocks (hsa/gfx950/pa/pa_asm.csv: blkSz 16, Mtp 1)
+CASES += [
+    pa_fp8_pertoken_case("gfx950_pa_fp8_gqa8_qlen1", "gfx950/pa/pa_bf16_pertokenFp8_gqa8_1tg_4w_mtp_msk1.co",
+                         "_ZN5aiter40pa_bf16_pertokenFp8_gqa8_1tg_4w_mtp_msk1E", gqa=8, block_size=16,
+                         batch=2, kv_heads=2, ctx_lens=[200, 77], qo_indptr=True, ocp_fp8=True),
+    pa_fp8_pertoken_case("gfx950_pa_fp8_gqa8_qlen2", "gfx950/pa/pa_bf16_pertokenFp8_gqa8_1tg_4w_mtp_msk1.co",
+                         "_ZN5aiter40pa_bf16_pertokenFp8_gqa8_1tg_4w_mtp_msk1E", gqa=8, block_size=16,
+                         batch=2, kv_heads=1, ctx_lens=[130, 9], qlen=2, qo_indptr=True, ocp_fp8=True),
 ]
