@@ -260,7 +260,6 @@ class SpecializeMove final : public Move {
     std::optional<size_t> scc_compare;  // index in `copy` of the s_cmp that set `scc`, while nothing read it
     std::set<unsigned> guarded;
     size_t folded_branches = 0, removed_compares = 0;
-    bool window_changed = false;
     auto value_of = [&](const std::string& op) -> std::optional<Known> {
       static const std::regex sgpr(R"(^s(\d+)$)"), integer(R"(^-?(0x[0-9a-fA-F]+|\d+)$)");
       std::smatch m;
@@ -320,13 +319,11 @@ class SpecializeMove final : public Move {
       bool reads_scc = false, writes_scc = false;
       for (const program::RegRange& u : regs.uses) reads_scc |= u.file == program::RegFile::SCC;
       for (const program::RegRange& d : regs.defs) writes_scc |= d.file == program::RegFile::SCC;
-      const bool in_window = c.window.first <= i && i <= c.window.last;
 
       if ((m == "s_cbranch_scc0" || m == "s_cbranch_scc1") && scc) {
         const bool taken = scc->value == (m == "s_cbranch_scc1");
         guarded.insert(scc->roots.begin(), scc->roots.end());
         ++folded_branches;
-        window_changed |= in_window;
         if (scc_compare && !live_after(i, program::RegSet::kScc)) {
           deleted[*scc_compare] = true;
           ++removed_compares;
@@ -386,7 +383,9 @@ class SpecializeMove final : public Move {
       }
       if (is_branch(m)) scc.reset(), scc_compare.reset();
     }
-    if (folded_branches == 0 || !window_changed) return std::nullopt;
+    // The window must lie in the code the edit specializes (every such window proposes this one edit;
+    // the cascade's cache answers the repeats).
+    if (folded_branches == 0 || c.window.last < g) return std::nullopt;
 
     Edit e;
     e.kernel = c.kernel;
