@@ -15,6 +15,7 @@
 #include "emu/launch_spec.h"
 #include "rebuild/rebuild.h"
 #include "search/moves/moves.h"
+#include "support/error.h"
 #include "support/file_io.h"
 #include "tests/support/corpus_files.h"
 #include "verify/verify.h"
@@ -151,4 +152,27 @@ TEST(SpecializeTest, RefusesWithoutAPerfLaunchOrABranchTheValuesDecide) {
   // never a scalar branch: a copy would only add the guard.
   const std::vector<emu::LaunchSpec> perf = emu::perf_runs(emu::load_launch_spec(corpus::hip_spec("kb_relu_f32")));
   EXPECT_TRUE(propose(p, "kb_relu_f32", &perf).empty());
+}
+
+// The edit API's new local labels (what the copy's branch targets are): a fresh name is a label
+// line, a name the listing has is refused.
+TEST(SpecializeTest, HunksAddOnlyFreshLocalLabels) {
+  auto p = program::Program::recover(load(corpus::hip_object("gfx942", "conv1d.co")));
+  const program::Function* f = p.function("conv1d_f32");
+  size_t first = f->begin;
+  while (p.text_line(first).kind != program::Line::Instr) ++first;
+  search::Edit fresh;
+  fresh.kernel = "conv1d_f32";
+  fresh.hunks.push_back(search::make_insertion(first, {".Lfresh_label:", "s_nop 0"}));
+  auto q = search::apply_edit(p, fresh);
+  EXPECT_EQ(q.text_line(first).kind, program::Line::Label);
+  EXPECT_EQ(q.text_line(first).text, ".Lfresh_label");
+  std::string taken;
+  for (size_t i = f->begin; i < f->end && taken.empty(); ++i)
+    if (p.text_line(i).kind == program::Line::Label && p.text_line(i).text.rfind(".L", 0) == 0) taken = p.text_line(i).text;
+  ASSERT_FALSE(taken.empty());
+  search::Edit clash;
+  clash.kernel = "conv1d_f32";
+  clash.hunks.push_back(search::make_insertion(first, {taken + ":"}));
+  EXPECT_THROW(search::apply_edit(p, clash), Error);
 }
