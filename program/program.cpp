@@ -74,11 +74,29 @@ size_t reg_unit(RegFile f, unsigned i) {
 }
 
 // Lines for instructions given as text by an edit (one instruction each, no labels).
-std::vector<Line> new_instruction_lines(const std::vector<std::string>& instructions, uint64_t address) {
+// A new local label ".Lname:" (moves that copy code, e.g. guarded specialization, need branch
+// targets of their own); it must not name a label the listing already has.
+bool is_new_label_text(const std::string& t) {
+  if (t.size() < 4 || t.rfind(".L", 0) != 0 || t.back() != ':') return false;
+  for (size_t i = 2; i + 1 < t.size(); ++i)
+    if (!std::isalnum(static_cast<unsigned char>(t[i])) && t[i] != '_' && t[i] != '.' && t[i] != '$') return false;
+  return true;
+}
+
+std::vector<Line> new_instruction_lines(const std::vector<std::string>& instructions, uint64_t address, const std::vector<Line>& existing) {
   std::vector<Line> fresh;
+  std::set<std::string> labels;
   for (const auto& t : instructions) {
+    if (is_new_label_text(t)) {
+      std::string name = t.substr(0, t.size() - 1);
+      bool taken = !labels.insert(name).second;
+      for (const Line& l : existing) taken |= l.kind == Line::Label && l.text == name;
+      if (taken) throw Error("label '" + name + "' already exists", "", "give each new label a name the listing does not use");
+      fresh.push_back({Line::Label, name, address, std::nullopt});
+      continue;
+    }
     if (t.empty() || t.find('\n') != std::string::npos || t.back() == ':')
-      throw Error("'" + t + "' is not a single instruction", "", "give one instruction per entry, no labels");
+      throw Error("'" + t + "' is not a single instruction", "", "give one instruction or new local label (.Lname:) per entry");
     fresh.push_back({Line::Instr, t, address, std::nullopt});
   }
   return fresh;
@@ -302,7 +320,7 @@ void Program::replace(size_t first, size_t last, const std::vector<std::string>&
     if (!is_instruction(lines[i]))
       throw Error(fmt::format("edit range [{}, {}] contains '{}', which is not an instruction", first, last, lines[i].text), "",
                   "edit only runs of instructions; labels and symbols stay where they are");
-  std::vector<Line> fresh = new_instruction_lines(instructions, lines[first].address);
+  std::vector<Line> fresh = new_instruction_lines(instructions, lines[first].address, lines);
   lines.erase(lines.begin() + first, lines.begin() + last + 1);
   lines.insert(lines.begin() + first, fresh.begin(), fresh.end());
   analyze();
@@ -314,7 +332,7 @@ void Program::insert_before(size_t line, const std::vector<std::string>& instruc
   if (line >= lines.size() || !is_instruction(lines[line]))
     throw Error(fmt::format("line {} is not an instruction of .text", line));
   // New lines take the anchor's address (they sit where it was); the anchor keeps its decoded form.
-  std::vector<Line> fresh = new_instruction_lines(instructions, lines[line].address);
+  std::vector<Line> fresh = new_instruction_lines(instructions, lines[line].address, lines);
   lines.insert(lines.begin() + line, fresh.begin(), fresh.end());
   analyze();
   mark_dirty(line);

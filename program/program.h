@@ -67,7 +67,8 @@ class Program {
   size_t text_line_count() const;
 
   // Edits (line indices in .text). New instructions are given as assembly text; branches may
-  // name existing labels. A range may not contain labels or symbol directives. Each edit
+  // name existing labels; an entry ".Lname:" adds a new local label there (a name the listing does
+  // not have). A replaced range may not contain labels or symbol directives. Each edit
   // marks the enclosing function's kernels for resource recomputation and refreshes the CFG.
   void replace(size_t first, size_t last, const std::vector<std::string>& instructions);
   void insert_before(size_t line, const std::vector<std::string>& instructions);

@@ -14,6 +14,10 @@
 #include "program/program.h"
 #include "search/edit.h"
 
+namespace asmevo::emu {
+struct LaunchSpec;
+}
+
 namespace asmevo::search {
 
 // Lines [first, last] (inclusive) of the parent's .text, inside one function.
@@ -29,6 +33,9 @@ struct MoveContext {
   Window window;
   std::mt19937_64& rng;             // stochastic moves draw from it; rule moves ignore it
   size_t max_edits = 8;             // propose at most this many
+  // The perf launches the fitness is timed on (emu::perf_runs), for moves that specialize on their
+  // argument values (guarded specialization); null when the caller has none.
+  const std::vector<emu::LaunchSpec>* perf_runs = nullptr;
 };
 
 class Move {

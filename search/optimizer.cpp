@@ -262,7 +262,7 @@ class KernelSearch {
   std::vector<Edit> propose(Move& move, const Member& parent, const Window& w, size_t max_edits) {
     last_move_ = move.name();
     try {
-      MoveContext c{*parent.ind.program, kr_.kernel, w, rng_, max_edits};
+      MoveContext c{*parent.ind.program, kr_.kernel, w, rng_, max_edits, &cascade_.perf_runs()};
       return move.propose(c);
     } catch (const Error& e) {
       if (progress_.log) progress_.log(fmt::format("{}: move {} cannot work on window {}: {}", kr_.kernel, move.name(), w.id, e.what_text()));

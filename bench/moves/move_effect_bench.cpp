@@ -75,9 +75,10 @@ int main(int argc, char** argv) {
       const program::Function* f = p.function(k.name);
       if (!f) continue;
       std::vector<std::pair<std::string, search::Edit>> edits;
+      const std::vector<emu::LaunchSpec> perf = emu::perf_runs(emu::load_launch_spec(k.spec));  // what specialize reads
       for (auto& m : moves) {
         std::mt19937_64 rng(1);
-        search::MoveContext c{p, k.name, {f->begin, f->end - 1, 0, ""}, rng, max_edits};
+        search::MoveContext c{p, k.name, {f->begin, f->end - 1, 0, ""}, rng, max_edits, &perf};
         std::vector<search::Edit> es;
         try {
           es = m->propose(c);
