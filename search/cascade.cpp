@@ -292,7 +292,8 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
       if (pr.verdict == prove::Verdict::Disproven) detail += "; live-in state: " + pr.counterexample;
       if (options_.proof == CascadeOptions::Proof::Measure) {
         prove::ProofResult wl = prove::prove_edit(*parent.program, kernel_, changes, po, /*use_liveness=*/false);
-        detail += std::string("; window-level: ") + prove::verdict_name(wl.verdict);
+        // Its time is said apart: the proof time per candidate is the gate's (liveness) proof alone.
+        detail += fmt::format("; window-level: {} in {:.3f} s", prove::verdict_name(wl.verdict), wl.seconds);
       }
       refuted = pr.verdict == prove::Verdict::Disproven && options_.proof == CascadeOptions::Proof::Gate;
       proof_stage = StageResult{"prove", !refuted, since(tp), detail};
