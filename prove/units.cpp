@@ -499,11 +499,44 @@ template <unsigned Bytes, unsigned Stride> void ds_write2(Machine& m, const Exec
   }
 }
 
+// global_load_{u,s}{byte,short}: one element, zero- or sign-extended to 32 bits; global_store_{byte,short}
+// (DATA's low bits; _d16_hi: from bit 16), as emu/semantics/global.cpp.
+template <unsigned Bytes, bool Signed> void global_load_sub(Machine& m, const ExecInst& in) {
+  if (in.mods.lds || in.mods.tfe) throw Unsupported{"global load to LDS / tfe"};
+  m.touched_memory = true;
+  const Operand saddr = in.nsrc > 1 ? in.src[1] : Operand{};
+  std::vector<std::vector<z3::expr>> data(1);
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (lane_off(m, l)) {
+      data[0].push_back(m.vgpr(in.dst[0].index, l));
+      continue;
+    }
+    const z3::expr v = load_bytes(m, lane_address(m, in, in.src[0], saddr, l), Bytes);
+    data[0].push_back(Signed ? z3::sext(v, 32 - 8 * Bytes) : z3::zext(v, 32 - 8 * Bytes));
+  }
+  write_loaded(m, in.dst[0].index, data);
+}
+template <unsigned Bytes, unsigned Shift> void global_store_sub(Machine& m, const ExecInst& in) {
+  m.touched_memory = true;
+  const Operand saddr = in.nsrc > 2 ? in.src[2] : Operand{};
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (lane_off(m, l)) continue;
+    const z3::expr a = lane_address(m, in, in.src[0], saddr, l);
+    const z3::expr v = z3::lshr(m.vgpr(in.src[1].index, l), Shift);
+    for (unsigned b = 0; b < Bytes; ++b) m.store_byte(m.exec_bit(l), (a + m.ctx().bv_val(b, 64)).simplify(), v.extract(8 * b + 7, 8 * b));
+  }
+}
+
 void no_op(Machine&, const ExecInst&) {}
 
 const std::map<std::string, SymFn, std::less<>>& special_units() {
   static const std::map<std::string, SymFn, std::less<>> t = {
-      {"s_waitcnt", no_op}, {"s_nop", no_op},
+      // s_setprio and s_sleep: scheduling hints with no functional effect (emu/semantics/sopp.cpp).
+      {"s_waitcnt", no_op}, {"s_nop", no_op}, {"s_setprio", no_op}, {"s_sleep", no_op},
+      {"global_load_ubyte", global_load_sub<1, false>}, {"global_load_sbyte", global_load_sub<1, true>},
+      {"global_load_ushort", global_load_sub<2, false>}, {"global_load_sshort", global_load_sub<2, true>},
+      {"global_store_byte", global_store_sub<1, 0>}, {"global_store_short", global_store_sub<2, 0>},
+      {"global_store_byte_d16_hi", global_store_sub<1, 16>}, {"global_store_short_d16_hi", global_store_sub<2, 16>},
       {"global_load_dword", global_load<1>}, {"global_load_dwordx2", global_load<2>},
       {"global_load_dwordx3", global_load<3>}, {"global_load_dwordx4", global_load<4>},
       {"global_store_dword", global_store<1>}, {"global_store_dwordx2", global_store<2>},

@@ -139,6 +139,23 @@ TEST(ProveLds, SubDwordReadsExtendAsTheirNameSays) {
   EXPECT_EQ(ext.verdict, Verdict::Disproven) << ext.to_text();
 }
 
+// ---- Sub-dword global accesses, scheduling hints ----
+
+TEST(ProveGlobal, SubDwordAccesses) {
+  program::RegSet memory_only;
+  // One lane: a short store is its two bytes.
+  const std::vector<std::string> split = {"s_mov_b64 exec, 1", "v_lshrrev_b32_e32 v3, 8, v2", "global_store_byte v[0:1], v2, off",
+                                          "global_store_byte v[0:1], v3, off offset:1"};
+  EXPECT_EQ(prove({"s_mov_b64 exec, 1", "global_store_short v[0:1], v2, off"}, split, &memory_only).verdict, Verdict::Proven);
+  // Subtly wrong with two lanes: lane 1's first byte may land on lane 0's second, and the order differs.
+  std::vector<std::string> split2 = split;
+  split2[0] = "s_mov_b64 exec, 3";
+  auto r = prove({"s_mov_b64 exec, 3", "global_store_short v[0:1], v2, off"}, split2, &memory_only);
+  EXPECT_EQ(r.verdict, Verdict::Disproven) << r.to_text();
+  EXPECT_EQ(prove({"global_load_ubyte v3, v[0:1], off"}, {"global_load_sbyte v3, v[0:1], off"}).verdict, Verdict::Disproven);
+  EXPECT_EQ(prove({"s_setprio 3", "v_add_u32_e32 v1, v2, v3"}, {"v_add_u32_e32 v1, v2, v3", "s_setprio 3"}).verdict, Verdict::Proven);
+}
+
 // ---- Scalar loads ----
 
 TEST(ProveScalarLoad, SplitAndAlignedLoadsAreProven) {
