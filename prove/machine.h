@@ -26,7 +26,7 @@ struct Unsupported {
 
 class Machine {
  public:
-  explicit Machine(z3::context& c) : c_(c), scc_(c.bool_const("scc")), mem_(c) {}
+  explicit Machine(z3::context& c) : c_(c), scc_(c.bool_const("scc")) {}
   z3::context& ctx() const { return c_; }
 
   z3::expr sgpr(unsigned i);  // 32-bit
@@ -39,14 +39,20 @@ class Machine {
   void set_scc(const z3::expr& v) { scc_ = v, scc_written_ = true; }
   z3::expr exec64() { return sgpr64(emu::kExecLo); }
   z3::expr exec_bit(unsigned lane) { return sgpr(emu::kExecLo + lane / 32).extract(lane % 32, lane % 32) == c_.bv_val(1, 1); }
-  // Global memory: the live-in memory is an array from 64-bit byte addresses to bytes ("mem");
-  // the window's stores are a list of guarded byte writes on top of it, so a read is a chain of
-  // address comparisons (bit-vectors only) ending in one select of the live-in array.
-  z3::expr load_byte(const z3::expr& address);
-  void store_byte(const z3::expr& guard, const z3::expr& address, const z3::expr& byte) {
-    writes_.push_back({guard, address, byte});
+  // Memory: per space, the live-in memory is an array from 64-bit byte addresses to bytes ("mem",
+  // "lds"); the window's stores are a list of guarded byte writes on top of it, so a read is a
+  // chain of address comparisons (bit-vectors only) ending in one select of the live-in array.
+  enum Space : unsigned { Global, Lds, kSpaces };
+  z3::expr load_byte(const z3::expr& address, Space space = Global);
+  void store_byte(const z3::expr& guard, const z3::expr& address, const z3::expr& byte, Space space = Global) {
+    writes_.push_back({guard, address, byte, space});
     mem_written_ = true;
+    space_written_[space] = true;
   }
+  bool space_written(Space s) const { return space_written_[s]; }
+  // The workgroup's LDS allocation in bytes (a free variable both windows share): an LDS dword at
+  // or past it reads 0 and is not written (emu/semantics/ds.cpp).
+  z3::expr lds_size() const { return c_.bv_const("lds_size", 64); }
 
   // Concrete live-in values instead of free variables (tests: terms then simplify to numerals).
   void preset_sgpr(unsigned i, uint32_t v) { s_.insert_or_assign(i, c_.bv_val(v, 32)); }
@@ -75,11 +81,11 @@ class Machine {
   std::map<unsigned, z3::expr> s_;
   std::map<unsigned, std::vector<z3::expr>> v_;
   z3::expr scc_;
-  z3::expr mem_;
-  bool mem_init_ = false;
   struct ByteWrite {
     z3::expr guard, address, byte;
+    Space space;
   };
+  bool space_written_[kSpaces] = {};
   std::vector<ByteWrite> writes_;
   std::set<unsigned> s_written_, v_written_;
   bool scc_written_ = false, mem_written_ = false;
@@ -89,5 +95,9 @@ class Machine {
 bool supported(const emu::ExecInst& in);
 // Runs one pre-decoded instruction on the machine; throws Unsupported.
 void step(Machine& m, const emu::ExecInst& in);
+// A branch's condition on the machine (s_cbranch_scc0/scc1/vccz/vccnz/execz/execnz; true for
+// s_branch), the condition the emulator's units in emu/semantics/sopp.cpp test; nullopt when the
+// instruction is no branch the prover follows.
+std::optional<z3::expr> branch_condition(Machine& m, const emu::ExecInst& in);
 
 }  // namespace asmevo::prove

@@ -52,27 +52,61 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The pre-decoded window: its own Instructions (ExecInst::raw points into them).
+// The pre-decoded window: its own Instructions (ExecInst::raw points into them). Lines ending in
+// ':' are labels. A branch's ExecInst::target is the index of the instruction it jumps to inside
+// the window (forward only: the region is acyclic), `insts.size()` for the window's end, or
+// `insts.size() + 1 + k` for the k-th exit to a label outside the window.
 struct Window {
   std::deque<program::Instruction> raw;
   std::vector<emu::ExecInst> insts;
+  std::vector<std::string> exits;  // labels outside the window that a branch leaves to
+  bool branches = false;
+  size_t end() const { return insts.size(); }
+  // The exit a pc past the instructions stands for ("" for the window's end).
+  std::string exit_name(size_t pc) const { return pc == end() ? std::string() : exits.at(pc - end() - 1); }
 };
 constexpr unsigned kVregs = 512, kAccumOffset = 256;  // VGPR v0..v255, AGPR aN = 256 + N
+constexpr size_t kMaxPaths = 64;                      // paths through a window's branches (then UNKNOWN)
+const char* const kEndpgm = "s_endpgm";
 
-// Instruction text -> pre-decoded; Unsupported for control flow and what the emulator rejects.
+bool is_label(const std::string& text) {
+  return !text.empty() && text.back() == ':' && text.find_first_of(" \t") == std::string::npos;
+}
+bool followed_branch(const std::string& mnemonic) {
+  return mnemonic == "s_branch" || mnemonic == "s_cbranch_scc0" || mnemonic == "s_cbranch_scc1" || mnemonic == "s_cbranch_vccz" ||
+         mnemonic == "s_cbranch_vccnz" || mnemonic == "s_cbranch_execz" || mnemonic == "s_cbranch_execnz";
+}
+
+// Instruction text -> pre-decoded; Unsupported for what the emulator rejects, for control flow the
+// prover does not follow (calls, indirect jumps, backward branches) and for branches it does not know.
 Window decode(const std::vector<std::string>& lines) {
   Window w;
+  std::map<std::string, size_t> label_at;  // label -> index of the next instruction
+  std::vector<std::pair<size_t, std::string>> branch_label;
   uint64_t address = 0;
   for (const std::string& text : lines) {
+    if (is_label(text)) {
+      label_at[text.substr(0, text.size() - 1)] = w.insts.size();
+      continue;
+    }
     program::Instruction in;
     in.text = text;
     in.mnemonic = text.substr(0, text.find_first_of(" \t"));
     in.address = address;
     in.size = 4;
     address += 4;
-    if (in.mnemonic.starts_with("s_branch") || in.mnemonic.starts_with("s_cbranch") || in.mnemonic.starts_with("s_setpc") ||
-        in.mnemonic.starts_with("s_swappc") || in.mnemonic.starts_with("s_call") || in.mnemonic == "s_endpgm")
-      throw Unsupported{"control flow in the window (" + in.mnemonic + "): not an acyclic straight-line region"};
+    if (in.mnemonic.starts_with("s_setpc") || in.mnemonic.starts_with("s_swappc") || in.mnemonic.starts_with("s_call") ||
+        (in.mnemonic.starts_with("s_cbranch") && !followed_branch(in.mnemonic)))
+      throw Unsupported{"control flow in the window (" + in.mnemonic + "): only forward branches are followed"};
+    if (followed_branch(in.mnemonic)) {
+      std::string target = text.substr(in.mnemonic.size());
+      target.erase(0, target.find_first_not_of(" \t"));
+      target.erase(target.find_last_not_of(" \t") + 1);
+      if (target.empty() || target.find_first_of(" \t,") != std::string::npos)
+        throw Unsupported{"a branch whose target is not one label: " + text};
+      branch_label.emplace_back(w.insts.size(), target);
+      w.branches = true;
+    }
     w.raw.push_back(std::move(in));
     try {
       w.insts.push_back(emu::predecode(w.raw.back(), kVregs, kAccumOffset, "window"));
@@ -81,7 +115,77 @@ Window decode(const std::vector<std::string>& lines) {
     }
     w.insts.back().raw = &w.raw.back();
   }
+  for (const auto& [i, label] : branch_label) {
+    if (auto it = label_at.find(label); it != label_at.end()) {
+      if (it->second <= i) throw Unsupported{"a backward branch to " + label + " in the window (a loop): not an acyclic region"};
+      w.insts[i].target = static_cast<int32_t>(it->second);
+      continue;
+    }
+    auto at = std::find(w.exits.begin(), w.exits.end(), label);
+    if (at == w.exits.end()) at = w.exits.insert(w.exits.end(), label);
+    w.insts[i].target = static_cast<int32_t>(w.end() + 1 + (at - w.exits.begin()));
+  }
   return w;
+}
+
+// One path through a window: the condition on the live-in state that takes it, the machine at its
+// end and where it leaves ("" the window's end, a label outside, or s_endpgm). The conditions of a
+// window's paths are disjoint and cover every live-in state (each branch splits one in two).
+struct Path {
+  z3::expr cond;
+  Machine m;
+  std::string exit;
+};
+std::vector<Path> run_paths(const Window& w, const Machine& start) {
+  struct State {
+    size_t pc;
+    z3::expr cond;
+    Machine m;
+  };
+  std::vector<State> work;
+  work.push_back({0, start.ctx().bool_val(true), start});
+  std::vector<Path> done;
+  while (!work.empty()) {
+    State s = std::move(work.back());
+    work.pop_back();
+    while (true) {
+      if (s.pc >= w.end()) {
+        done.push_back({s.cond, std::move(s.m), w.exit_name(s.pc)});
+        break;
+      }
+      const emu::ExecInst& in = w.insts[s.pc];
+      if (in.raw->mnemonic == kEndpgm) {
+        done.push_back({s.cond, std::move(s.m), kEndpgm});
+        break;
+      }
+      if (!followed_branch(in.raw->mnemonic)) {
+        step(s.m, in);
+        ++s.pc;
+        continue;
+      }
+      const std::optional<z3::expr> c = branch_condition(s.m, in);
+      if (!c) throw Unsupported{"a branch the prover does not follow: " + in.raw->text};
+      const z3::expr taken = c->simplify();
+      if (taken.is_true()) {
+        s.pc = static_cast<size_t>(in.target);
+      } else if (taken.is_false()) {
+        ++s.pc;
+      } else {
+        if (done.size() + work.size() + 2 > kMaxPaths) throw Unsupported{fmt::format("more than {} paths through the window's branches", kMaxPaths)};
+        work.push_back({static_cast<size_t>(in.target), (s.cond && taken).simplify(), s.m});
+        s.cond = (s.cond && !taken).simplify();
+        ++s.pc;
+      }
+    }
+  }
+  return done;
+}
+
+// A location's value after the window: the value on each path, chosen by the path conditions.
+template <class F> z3::expr merged(std::vector<Path>& paths, F value) {
+  z3::expr r = value(paths.back().m);
+  for (size_t i = paths.size() - 1; i-- > 0;) r = z3::ite(paths[i].cond, value(paths[i].m), r);
+  return r.simplify();
 }
 
 // What the live-out comparison covers: registers either side wrote, filtered by liveness.
@@ -97,19 +201,30 @@ bool live(const program::RegSet* lo, size_t unit) { return !lo || (unit < progra
 
 struct Compared {
   std::vector<unsigned> sgprs, vgprs;
-  bool scc = false, memory = false;
+  bool scc = false, memory = false, lds = false, exits = false;
 };
-Compared compared(Machine& a, Machine& b, const program::RegSet* lo) {
+// Registers written on any path of either window, restricted to those live at some exit either
+// window can take (`lo`: their union; null: every register, window-level equivalence).
+Compared compared(const std::vector<Path>& a, const std::vector<Path>& b, const program::RegSet* lo) {
   Compared c;
-  std::set<unsigned> s = a.sgprs_written(), v = a.vgprs_written();
-  s.insert(b.sgprs_written().begin(), b.sgprs_written().end());
-  v.insert(b.vgprs_written().begin(), b.vgprs_written().end());
+  std::set<unsigned> s, v;
+  std::set<std::string> exits;
+  bool scc = false;
+  for (const auto* ps : {&a, &b})
+    for (const Path& p : *ps) {
+      s.insert(p.m.sgprs_written().begin(), p.m.sgprs_written().end());
+      v.insert(p.m.vgprs_written().begin(), p.m.vgprs_written().end());
+      scc |= p.m.scc_written();
+      c.memory |= p.m.space_written(Machine::Global);
+      c.lds |= p.m.space_written(Machine::Lds);
+      exits.insert(p.exit);
+    }
   for (unsigned i : s)
     if (i != emu::kNullSgpr && live(lo, reg_unit_sgpr(i))) c.sgprs.push_back(i);
   for (unsigned r : v)
     if (live(lo, reg_unit_vgpr(r))) c.vgprs.push_back(r);
-  c.scc = (a.scc_written() || b.scc_written()) && live(lo, program::RegSet::kScc);
-  c.memory = a.memory_written() || b.memory_written();
+  c.scc = scc && live(lo, program::RegSet::kScc);
+  c.exits = exits.size() > 1;
   return c;
 }
 
@@ -157,21 +272,32 @@ std::string model_text(const z3::model& m, emu::Wave* w, std::vector<LiveInValue
   return s.empty() ? "(any)" : s;
 }
 
-// Runs a window with the emulator's own units from `start`; false when a unit stops the run.
-bool run_concrete(const Window& win, emu::Wave& w) {
+// Runs a window with the emulator's own units (branches too) from `start`; the exit it takes ("",
+// a label, s_endpgm), or nullopt when a unit stops the run.
+std::optional<std::string> run_concrete(const Window& win, emu::Wave& w) {
   emu::ExecContext ctx;
   ctx.kernel = "window";
   try {
-    for (const emu::ExecInst& in : win.insts) in.fn(ctx, w, in);
+    size_t pc = 0;
+    while (pc < win.end()) {
+      const emu::ExecInst& in = win.insts[pc];
+      w.pc = static_cast<uint32_t>(pc + 1);
+      in.fn(ctx, w, in);
+      if (w.done) return w.wc = {}, std::string(kEndpgm);
+      pc = w.pc;  // forward only (decode refuses backward branches), so this ends
+    }
     w.wc = {};  // pending loads are not part of a register-only window
+    return win.exit_name(pc);
   } catch (const Error&) {
-    return false;
+    return std::nullopt;
   }
-  return true;
 }
 
 // The first compared register (or lane) that differs between two concrete runs, or empty.
-std::string concrete_difference(const emu::Wave& a, const emu::Wave& b, const Compared& c) {
+std::string concrete_difference(const emu::Wave& a, const emu::Wave& b, const Compared& c, const std::string& exit_a,
+                                const std::string& exit_b) {
+  auto exit_text = [](const std::string& e) { return e.empty() ? std::string("the window's end") : e; };
+  if (exit_a != exit_b) return fmt::format("the exit taken: {} vs {}", exit_text(exit_a), exit_text(exit_b));
   for (unsigned s : c.sgprs)
     if (a.s[s] != b.s[s]) return fmt::format("{}: 0x{:x} vs 0x{:x}", reg_name(s), a.s[s], b.s[s]);
   for (unsigned r : c.vgprs)
@@ -181,7 +307,13 @@ std::string concrete_difference(const emu::Wave& a, const emu::Wave& b, const Co
   return {};
 }
 
-ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* live_out, const ProofOptions& opt) {
+// Registers live after the window: at its end and at the labels outside it that a branch leaves to.
+struct LiveAt {
+  const program::RegSet* end = nullptr;  // null: window-level (every register)
+  const std::map<std::string, program::RegSet>* labels = nullptr;
+};
+
+ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const ProofOptions& opt) {
   ProofResult r;
   z3::context c;
   ContextScope scope(c);
@@ -199,10 +331,27 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
       }
     }
   }
-  for (const emu::ExecInst& in : w0.insts) step(m0, in);
-  for (const emu::ExecInst& in : w1.insts) step(m1, in);
-  r.uninterpreted = m0.used_uninterpreted || m1.used_uninterpreted;
-  Compared cmp = compared(m0, m1, live_out);
+  std::vector<Path> p0 = run_paths(w0, m0), p1 = run_paths(w1, m1);
+  for (const auto* ps : {&p0, &p1})
+    for (const Path& p : *ps) r.uninterpreted |= p.m.used_uninterpreted;
+  // Registers live at the exits the windows take: the window's end, a label outside it, s_endpgm
+  // (nothing but memory); an exit whose live set is not given counts every register live.
+  std::optional<program::RegSet> live_union;
+  if (live.end) {
+    live_union.emplace();
+    for (const auto* ps : {&p0, &p1})
+      for (const Path& p : *ps) {
+        if (!live_union) break;
+        if (p.exit.empty()) live_union->bits |= live.end->bits;
+        else if (p.exit == kEndpgm) continue;
+        else if (auto it = live.labels ? live.labels->find(p.exit) : decltype(live.labels->end()){}; live.labels && it != live.labels->end())
+          live_union->bits |= it->second.bits;
+        else live_union.reset();
+      }
+  }
+  Compared cmp = compared(p0, p1, live_union ? &*live_union : nullptr);
+  const bool branches = p0.size() > 1 || p1.size() > 1;
+  r.paths = p0.size() + p1.size();
 
   // One disjunct per compared location; the labels name what differs in a model.
   struct Diff {
@@ -210,27 +359,45 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
     z3::expr e;
   };
   std::vector<Diff> diffs;
+  std::map<std::string, unsigned> exit_id;
+  for (const auto* ps : {&p0, &p1})
+    for (const Path& p : *ps) exit_id.emplace(p.exit, static_cast<unsigned>(exit_id.size()));
+  if (cmp.exits || p0.front().exit != p1.front().exit) {
+    auto exit_of = [&](const std::vector<Path>& ps) {
+      z3::expr e = c.bv_val(exit_id.at(ps.back().exit), 16);
+      for (size_t i = ps.size() - 1; i-- > 0;) e = z3::ite(ps[i].cond, c.bv_val(exit_id.at(ps[i].exit), 16), e);
+      return e;
+    };
+    diffs.push_back({"the exit taken", exit_of(p0) != exit_of(p1)});
+  }
+  auto sgpr_of = [&](std::vector<Path>& ps, unsigned i) { return merged(ps, [&](Machine& m) { return m.sgpr(i); }); };
   for (unsigned s : cmp.sgprs) {
+    const z3::expr a = sgpr_of(p0, s), b = sgpr_of(p1, s);
     if (!r.uninterpreted) {
-      diffs.push_back({reg_name(s), m0.sgpr(s) != m1.sgpr(s)});
+      diffs.push_back({reg_name(s), a != b});
       continue;
     }
     // With float (or uninterpreted) units a mask SGPR holds one lane's result per bit: one query
     // per bit bit-blasts one lane's float operation, where one per register blasts 32 at once.
-    for (unsigned b = 0; b < 32; ++b)
-      diffs.push_back({fmt::format("{} bit {}", reg_name(s), b), m0.sgpr(s).extract(b, b) != m1.sgpr(s).extract(b, b)});
+    for (unsigned bit = 0; bit < 32; ++bit)
+      diffs.push_back({fmt::format("{} bit {}", reg_name(s), bit), a.extract(bit, bit) != b.extract(bit, bit)});
   }
   for (unsigned v : cmp.vgprs)
-    for (unsigned l = 0; l < kLanes; ++l) diffs.push_back({fmt::format("{}[lane {}]", vreg_name(v), l), m0.vgpr(v, l) != m1.vgpr(v, l)});
-  if (cmp.scc) diffs.push_back({"scc", m0.scc() != m1.scc()});
-  if (cmp.memory) {
-    // Final memory, compared at one symbolic address (extensionality made explicit: the selects
-    // become chains of address comparisons, which bit-blast far better than array disequality).
-    z3::expr at = c.bv_const("address", 64);
-    diffs.push_back({"global memory", m0.load_byte(at) != m1.load_byte(at)});
+    for (unsigned l = 0; l < kLanes; ++l)
+      diffs.push_back({fmt::format("{}[lane {}]", vreg_name(v), l),
+                       merged(p0, [&](Machine& m) { return m.vgpr(v, l); }) != merged(p1, [&](Machine& m) { return m.vgpr(v, l); })});
+  if (cmp.scc) diffs.push_back({"scc", merged(p0, [](Machine& m) { return m.scc(); }) != merged(p1, [](Machine& m) { return m.scc(); })});
+  // Final memory, compared at one symbolic address per space (extensionality made explicit: the
+  // selects become chains of address comparisons, which bit-blast far better than array disequality).
+  for (auto [written, space, name] : {std::tuple{cmp.memory, Machine::Global, "global memory"}, std::tuple{cmp.lds, Machine::Lds, "LDS"}}) {
+    if (!written) continue;
+    z3::expr at = c.bv_const(space == Machine::Lds ? "lds_address" : "address", 64);
+    diffs.push_back({name, merged(p0, [&](Machine& m) { return m.load_byte(at, space); }) != merged(p1, [&](Machine& m) { return m.load_byte(at, space); })});
   }
-  const std::string compared_text = fmt::format("{} SGPR(s), {} VGPR(s) x 64 lanes{}{} compared", cmp.sgprs.size(), cmp.vgprs.size(),
-                                                cmp.scc ? ", SCC" : "", cmp.memory ? ", memory" : "");
+  const std::string compared_text =
+      fmt::format("{} SGPR(s), {} VGPR(s) x 64 lanes{}{}{} compared{}", cmp.sgprs.size(), cmp.vgprs.size(), cmp.scc ? ", SCC" : "",
+                  cmp.memory ? ", memory" : "", cmp.lds ? ", LDS" : "",
+                  branches ? fmt::format(" over {} + {} path(s), {} exit(s)", p0.size(), p1.size(), exit_id.size()) : "");
   std::vector<Diff> live_diffs;
   for (Diff& d : diffs) {
     z3::expr e = d.e.simplify();
@@ -276,7 +443,9 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
     return r;
   }
   const z3::model& model = *found;
-  const bool memory = m0.touched_memory || m1.touched_memory;
+  bool memory = false;
+  for (const auto* ps : {&p0, &p1})
+    for (const Path& p : *ps) memory |= p.m.touched_memory;
   if (!memory) {
     emu::Wave a;
     a.allocate_vregs(kVregs);
@@ -295,8 +464,8 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
     b.accum_offset = kAccumOffset;
     b.s = a.s, b.scc = a.scc, b.mode = a.mode, b.flush_f32 = a.flush_f32;
     std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
-    if (run_concrete(w0, a) && run_concrete(w1, b)) {
-      std::string diff = concrete_difference(a, b, cmp);
+    if (auto e0 = run_concrete(w0, a), e1 = run_concrete(w1, b); e0 && e1) {
+      std::string diff = concrete_difference(a, b, cmp, *e0, *e1);
       if (!diff.empty()) {
         r.verdict = Verdict::Disproven;
         r.confirmed = true;
@@ -318,8 +487,9 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
         std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
         const auto s_in = a.s;
         const bool scc_in = a.scc;
-        if (!run_concrete(w0, a) || !run_concrete(w1, b)) continue;
-        std::string diff = concrete_difference(a, b, cmp);
+        auto e0 = run_concrete(w0, a), e1 = run_concrete(w1, b);
+        if (!e0 || !e1) continue;
+        std::string diff = concrete_difference(a, b, cmp, *e0, *e1);
         if (diff.empty()) continue;
         r.verdict = Verdict::Disproven;
         r.confirmed = true;
@@ -348,12 +518,13 @@ ProofResult solve(const Window& w0, const Window& w1, const program::RegSet* liv
 }  // namespace
 
 ProofResult prove_window(const std::vector<std::string>& old_lines, const std::vector<std::string>& new_lines,
-                         const program::RegSet* live_out, const ProofOptions& options) {
+                         const program::RegSet* live_out, const ProofOptions& options,
+                         const std::map<std::string, program::RegSet>* live_at_labels) {
   auto t = Clock::now();
   ProofResult r;
   try {
     Window w0 = decode(old_lines), w1 = decode(new_lines);
-    r = solve(w0, w1, live_out, options);
+    r = solve(w0, w1, LiveAt{live_out, live_at_labels}, options);
   } catch (const Unsupported& u) {
     r.verdict = Verdict::Unknown;
     r.reason = "unsupported: " + u.what;
@@ -361,8 +532,8 @@ ProofResult prove_window(const std::vector<std::string>& old_lines, const std::v
     r.verdict = Verdict::Unknown;
     r.reason = std::string("solver error: ") + e.msg();
   }
-  r.old_insts = old_lines.size();
-  r.new_insts = new_lines.size();
+  r.old_insts = std::count_if(old_lines.begin(), old_lines.end(), [](const std::string& l) { return !is_label(l); });
+  r.new_insts = std::count_if(new_lines.begin(), new_lines.end(), [](const std::string& l) { return !is_label(l); });
   r.seconds = std::chrono::duration<double>(Clock::now() - t).count();
   return r;
 }
@@ -377,12 +548,31 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
   unknown.first_line = first, unknown.last_line = end;
   const program::Function* f = parent.function(kernel);
   if (!f) return unknown.reason = "no function " + kernel, unknown;
-  // The window must lie inside one basic block of the kernel (its acyclic straight-line region).
-  const program::BasicBlock* block = nullptr;
+  // The window's blocks: it may span several, but only as a region entered at its first line: a
+  // block starting inside it must be reached only from inside it (the same lines after a jump from
+  // outside would run without the window's earlier lines). Branches inside are followed forward.
+  auto block_of = [&](size_t line) -> const program::BasicBlock* {
+    for (const program::BasicBlock& b : f->blocks)
+      if (line >= b.first && line <= b.last) return &b;
+    return nullptr;
+  };
+  const program::BasicBlock* block = nullptr;  // the block the window ends in
   for (const program::BasicBlock& b : f->blocks)
     if (first >= b.first && (end == first ? first <= b.last + 1 : end - 1 <= b.last)) block = &b;
-  if (!block) return unknown.reason = "the edit spans more than one basic block (or lies outside the kernel's code)", unknown;
-  if (options.extend_to_block_end) {
+  if (!block) {
+    if (first < f->begin || end > f->end) return unknown.reason = "the edit lies outside the kernel's code", unknown;
+    for (const program::BasicBlock& b : f->blocks) {
+      if (b.first <= first || b.first >= end) continue;
+      for (size_t pred : b.preds) {
+        const program::BasicBlock& p = f->blocks.at(pred);
+        if (p.last < first || p.last >= end)
+          return unknown.reason = fmt::format("the edit spans blocks and the block at line {} is also entered from outside the window", b.first),
+                 unknown;
+      }
+    }
+    block = block_of(end - 1);
+  }
+  if (options.extend_to_block_end && block) {
     // On to the block's end: the lines after the edit are the same in both windows; stop before
     // the branch or the first line the prover does not model.
     while (end <= block->last && end < f->end) {
@@ -391,29 +581,31 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
       ++end;
     }
   }
-  std::vector<std::string> old_lines, new_lines;
-  for (size_t i = first; i < end; ++i) {
+  // Labels right after the window belong to its end (a branch to them is the fall-through exit).
+  size_t window_end = end;
+  while (window_end < f->end && parent.text_line(window_end).kind != program::Line::Instr &&
+         parent.text_line(window_end).kind != program::Line::RawInstr)
+    ++window_end;
+  auto window_line = [&](size_t i, std::vector<std::string>& out) {
     const program::Line& l = parent.text_line(i);
-    if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) old_lines.push_back(l.text);
-  }
+    if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) out.push_back(l.text);
+    else if (l.kind == program::Line::Label) out.push_back(l.text + ":");
+  };
+  std::vector<std::string> old_lines, new_lines;
+  for (size_t i = first; i < window_end; ++i) window_line(i, old_lines);
   // New window: the old lines with every change applied (changes are disjoint).
   std::vector<const Change*> sorted;
   for (const Change& ch : changes) sorted.push_back(&ch);
   std::sort(sorted.begin(), sorted.end(), [](const Change* a, const Change* b) { return a->first < b->first; });
   size_t at = first;
   for (const Change* ch : sorted) {
-    for (; at < ch->first; ++at) {
-      const program::Line& l = parent.text_line(at);
-      if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) new_lines.push_back(l.text);
-    }
+    for (; at < ch->first; ++at) window_line(at, new_lines);
     new_lines.insert(new_lines.end(), ch->lines.begin(), ch->lines.end());
     at = ch->first + ch->count;
   }
-  for (; at < end; ++at) {
-    const program::Line& l = parent.text_line(at);
-    if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) new_lines.push_back(l.text);
-  }
+  for (; at < window_end; ++at) window_line(at, new_lines);
   std::optional<program::RegSet> live_after;
+  std::map<std::string, program::RegSet> live_at_labels;
   if (use_liveness) {
     // Registers live after the window: live-in of the first line after it (the code after is the
     // same in both); at the end of the function nothing but memory is observable.
@@ -423,8 +615,15 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
     size_t next = end;
     while (next < f->end && parent.text_line(next).kind != program::Line::Instr && parent.text_line(next).kind != program::Line::RawInstr) ++next;
     live_after = next < f->end ? live[next - f->begin] : program::RegSet{};
+    // At each label of the function: the live-in of its first instruction (exits of the window).
+    for (size_t i = f->begin; i < f->end; ++i) {
+      if (parent.text_line(i).kind != program::Line::Label) continue;
+      size_t j = i;
+      while (j < f->end && parent.text_line(j).kind != program::Line::Instr && parent.text_line(j).kind != program::Line::RawInstr) ++j;
+      live_at_labels[parent.text_line(i).text] = j < f->end ? live[j - f->begin] : program::RegSet{};
+    }
   }
-  ProofResult r = prove_window(old_lines, new_lines, live_after ? &*live_after : nullptr, options);
+  ProofResult r = prove_window(old_lines, new_lines, live_after ? &*live_after : nullptr, options, use_liveness ? &live_at_labels : nullptr);
   r.first_line = first, r.last_line = end;
   return r;
 }
@@ -477,6 +676,17 @@ std::string disagreement(const std::string& line, uint64_t seed, unsigned trials
     for (unsigned r = 0; r < 48; ++r) {
       for (unsigned l = 0; l < kLanes; ++l) a.v[r].lane[l] = value();
       m.preset_vgpr(r, a.v[r].lane);
+    }
+    if (followed_branch(w.raw[0].mnemonic)) {
+      // A branch: the prover's condition against the emulator's unit (taken = it leaves to the label).
+      const std::optional<z3::expr> cond = branch_condition(m, w.insts[0]);
+      const std::optional<std::string> exit = run_concrete(w, a);
+      if (!cond || !exit) return "the branch is not followed by one of the two";
+      const z3::expr taken = cond->simplify();
+      if (!taken.is_true() && !taken.is_false()) return fmt::format("trial {}: the condition is not a constant term", t);
+      if (taken.is_true() != !exit->empty())
+        return fmt::format("trial {}: prover {}, emulator {}", t, taken.is_true() ? "taken" : "not taken", exit->empty() ? "not taken" : "taken");
+      continue;
     }
     try {
       step(m, w.insts[0]);

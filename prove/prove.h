@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <array>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -63,17 +64,22 @@ struct ProofResult {
   bool confirmed = false;      // DISPROVEN re-run concretely and the results differ
   bool uninterpreted = false;  // some unit was an uninterpreted function
   size_t old_insts = 0, new_insts = 0;
+  size_t paths = 0;            // paths through both windows' branches (2 for straight-line windows)
   size_t first_line = 0, last_line = 0;  // the window in the parent's .text lines (prove_edit)
   double seconds = 0;
   nlohmann::json to_json() const;
   std::string to_text() const;
 };
 
-// Proves two straight-line instruction sequences (assembly text, one instruction per entry)
-// equivalent. `live_out`: the registers that matter after the window (null: every register either
-// side writes — window-level equivalence).
+// Proves two instruction sequences (assembly text, one instruction or label "name:" per entry)
+// equivalent. They may branch forward (s_branch, s_cbranch_scc0/scc1/vccz/vccnz/execz/execnz) to
+// their own labels or leave to labels outside, and end at s_endpgm: every path is followed (an
+// acyclic region; a backward branch is UNKNOWN) and both must take the same exit. `live_out`: the
+// registers that matter at the window's end (null: every register either side writes — window-level
+// equivalence); `live_at_labels`: those at each exit label (an exit not listed: every register).
 ProofResult prove_window(const std::vector<std::string>& old_lines, const std::vector<std::string>& new_lines,
-                         const program::RegSet* live_out, const ProofOptions& options);
+                         const program::RegSet* live_out, const ProofOptions& options,
+                         const std::map<std::string, program::RegSet>* live_at_labels = nullptr);
 
 // One replaced range of a parent's .text lines (search::Hunk without its dependency).
 struct Change {

@@ -44,10 +44,10 @@ void Machine::set_vgpr(unsigned reg, unsigned lane, const z3::expr& v) {
   v_.at(reg)[lane] = v.simplify();
   v_written_.insert(reg);
 }
-z3::expr Machine::load_byte(const z3::expr& address) {
-  if (!mem_init_) mem_ = c_.constant("mem", c_.array_sort(c_.bv_sort(64), c_.bv_sort(8))), mem_init_ = true;
-  z3::expr r = z3::select(mem_, address);
-  for (const ByteWrite& w : writes_) r = z3::ite(w.guard && w.address == address, w.byte, r);
+z3::expr Machine::load_byte(const z3::expr& address, Space space) {
+  z3::expr r = z3::select(c_.constant(space == Lds ? "lds" : "mem", c_.array_sort(c_.bv_sort(64), c_.bv_sort(8))), address);
+  for (const ByteWrite& w : writes_)
+    if (w.space == space) r = z3::ite(w.guard && w.address == address, w.byte, r);
   return r;
 }
 
@@ -356,18 +356,27 @@ z3::expr lane_address(Machine& m, const ExecInst& in, const Operand& vaddr, cons
   if (saddr.kind == Operand::SGPR) return m.sgpr64(saddr.index) + z3::zext(m.vgpr(vaddr.index, l), 32) + off;
   return z3::concat(m.vgpr(vaddr.index + 1, l), m.vgpr(vaddr.index, l)) + off;
 }
-z3::expr load_dword(Machine& m, const z3::expr& addr) {
+// `bytes` bytes at `addr`, little-endian.
+z3::expr load_bytes(Machine& m, const z3::expr& addr, unsigned bytes, Machine::Space space = Machine::Global) {
   z3::context& c = m.ctx();
-  z3::expr r = m.load_byte(addr + c.bv_val(3, 64));
-  for (int b = 2; b >= 0; --b) r = z3::concat(r, m.load_byte(addr + c.bv_val(b, 64)));
+  z3::expr r = m.load_byte(addr + c.bv_val(bytes - 1, 64), space);
+  for (int b = static_cast<int>(bytes) - 2; b >= 0; --b) r = z3::concat(r, m.load_byte(addr + c.bv_val(b, 64), space));
   return r;
 }
+z3::expr load_dword(Machine& m, const z3::expr& addr) { return load_bytes(m, addr, 4); }
+// A lane whose EXEC bit is known 0 (a concrete context, an s_mov to EXEC): its accesses are not built.
+bool lane_off(Machine& m, unsigned lane) { return m.exec_bit(lane).simplify().is_false(); }
+
 template <unsigned Dwords> void global_load(Machine& m, const ExecInst& in) {
   if (in.mods.lds || in.mods.tfe) throw Unsupported{"global load to LDS / tfe"};
   m.touched_memory = true;
   const Operand saddr = in.nsrc > 1 ? in.src[1] : Operand{};
   std::vector<std::vector<z3::expr>> data(Dwords);
   for (unsigned l = 0; l < kLanes; ++l) {
+    if (lane_off(m, l)) {
+      for (unsigned d = 0; d < Dwords; ++d) data[d].push_back(m.vgpr(in.dst[0].index + d, l));
+      continue;
+    }
     z3::expr a = lane_address(m, in, in.src[0], saddr, l);
     for (unsigned d = 0; d < Dwords; ++d) data[d].push_back(load_dword(m, a + m.ctx().bv_val(4 * d, 64)));
   }
@@ -380,6 +389,7 @@ template <unsigned Dwords> void global_store(Machine& m, const ExecInst& in) {
   const Operand saddr = in.nsrc > 2 ? in.src[2] : Operand{};
   z3::context& c = m.ctx();
   for (unsigned l = 0; l < kLanes; ++l) {  // lane order, as the emulator writes overlapping lanes
+    if (lane_off(m, l)) continue;
     z3::expr a = lane_address(m, in, in.src[0], saddr, l);
     for (unsigned d = 0; d < Dwords; ++d) {
       z3::expr v = m.vgpr(in.src[1].index + d, l);
@@ -388,20 +398,177 @@ template <unsigned Dwords> void global_store(Machine& m, const ExecInst& in) {
   }
 }
 
+// s_load_dword{,x2,x4,x8,x16}: ADDR = (SBASE + OFFSET) & ~3, OFFSET = SGPR or imm (+ offset:N), as
+// emu/semantics/smem.cpp; the SGPRs get the data at once (lgkmcnt is the static checker's).
+template <unsigned Dwords> void scalar_load(Machine& m, const ExecInst& in) {
+  z3::context& c = m.ctx();
+  m.touched_memory = true;
+  if (in.src[0].kind != Operand::SGPR || in.dst[0].kind != Operand::SGPR) throw Unsupported{"s_load with a non-SGPR base or destination"};
+  z3::expr off = c.bv_val(static_cast<uint64_t>(in.mods.offset), 64);
+  if (in.nsrc > 1) off = off + (bits_of(m, in.src[1], 64, -1) & c.bv_val(uint64_t{0xffffffffu}, 64));
+  const z3::expr addr = ((m.sgpr64(in.src[0].index) + off) & c.bv_val(~uint64_t{3}, 64)).simplify();
+  std::vector<z3::expr> data;
+  for (unsigned d = 0; d < Dwords; ++d) data.push_back(load_dword(m, addr + c.bv_val(4 * d, 64)));
+  for (unsigned d = 0; d < Dwords; ++d) m.set_sgpr(in.dst[0].index + d, data[d]);
+}
+
+// LDS (emu/semantics/ds.cpp): ADDR = VGPR[addr][lane] + offset, in 64 bits (no wrap); an access of
+// `bytes` at or past the allocation (the shared free variable lds_size) reads 0 and writes nothing.
+z3::expr lds_address(Machine& m, const Operand& addr, unsigned lane, uint64_t offset) {
+  return z3::zext(m.vgpr(addr.index, lane), 32) + m.ctx().bv_val(offset, 64);
+}
+z3::expr lds_in_bounds(Machine& m, const z3::expr& a, unsigned bytes) { return z3::ule(a + m.ctx().bv_val(bytes, 64), m.lds_size()); }
+z3::expr lds_read(Machine& m, const z3::expr& a, unsigned bytes) {
+  return z3::ite(lds_in_bounds(m, a, bytes), load_bytes(m, a, bytes, Machine::Lds), m.ctx().bv_val(0, 8 * bytes));
+}
+void lds_write(Machine& m, unsigned lane, const z3::expr& a, const z3::expr& data, unsigned bytes) {
+  const z3::expr guard = m.exec_bit(lane) && lds_in_bounds(m, a, bytes);
+  for (unsigned b = 0; b < bytes; ++b) m.store_byte(guard, (a + m.ctx().bv_val(b, 64)).simplify(), data.extract(8 * b + 7, 8 * b), Machine::Lds);
+}
+void check_ds(Machine& m, const ExecInst& in) {
+  if (in.mods.gds) throw Unsupported{"GDS"};
+  if (in.src[0].kind != Operand::VGPR) throw Unsupported{"a DS address that is not a VGPR"};
+  m.touched_memory = true;
+}
+// Lane results of a load, written after every lane has read (lanes outside EXEC keep their value).
+void write_loaded(Machine& m, unsigned first_reg, std::vector<std::vector<z3::expr>>& data) {
+  for (unsigned d = 0; d < data.size(); ++d)
+    for (unsigned l = 0; l < kLanes; ++l) m.set_vgpr(first_reg + d, l, z3::ite(m.exec_bit(l), data[d][l], m.vgpr(first_reg + d, l)));
+}
+// ds_read_b32/b64/b96/b128: Bytes/4 dwords, each bounds-checked on its own; ds_read_{u,i}{8,16}:
+// one element, zero- or sign-extended.
+template <unsigned Bytes, bool Signed = false> void ds_read(Machine& m, const ExecInst& in) {
+  check_ds(m, in);
+  constexpr unsigned n = Bytes >= 4 ? Bytes / 4 : 1;
+  std::vector<std::vector<z3::expr>> data(n);
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (lane_off(m, l)) {
+      for (unsigned d = 0; d < n; ++d) data[d].push_back(m.vgpr(in.dst[0].index + d, l));
+      continue;
+    }
+    const z3::expr a = lds_address(m, in.src[0], l, static_cast<uint64_t>(in.mods.offset));
+    if constexpr (Bytes >= 4) {
+      for (unsigned d = 0; d < n; ++d) data[d].push_back(lds_read(m, a + m.ctx().bv_val(4 * d, 64), 4));
+    } else {
+      const z3::expr v = lds_read(m, a, Bytes);
+      data[0].push_back(Signed ? z3::sext(v, 32 - 8 * Bytes) : z3::zext(v, 32 - 8 * Bytes));
+    }
+  }
+  write_loaded(m, in.dst[0].index, data);
+}
+// ds_read2[st64]_b32/b64: elements at ADDR + OFFSET0*S and ADDR + OFFSET1*S (S = element size, x64
+// for st64) into VDST[0..n) and VDST[n..2n).
+template <unsigned Bytes, unsigned Stride> void ds_read2(Machine& m, const ExecInst& in) {
+  check_ds(m, in);
+  constexpr unsigned n = Bytes / 4;
+  const uint64_t o0 = static_cast<uint64_t>(in.mods.offset) * Bytes * Stride, o1 = static_cast<uint64_t>(in.mods.offset1) * Bytes * Stride;
+  std::vector<std::vector<z3::expr>> data(2 * n);
+  for (unsigned l = 0; l < kLanes; ++l)
+    for (unsigned d = 0; d < n; ++d) {
+      if (lane_off(m, l)) {
+        data[d].push_back(m.vgpr(in.dst[0].index + d, l)), data[n + d].push_back(m.vgpr(in.dst[0].index + n + d, l));
+        continue;
+      }
+      data[d].push_back(lds_read(m, lds_address(m, in.src[0], l, o0 + 4 * d), 4));
+      data[n + d].push_back(lds_read(m, lds_address(m, in.src[0], l, o1 + 4 * d), 4));
+    }
+  write_loaded(m, in.dst[0].index, data);
+}
+// ds_write_b32..b128 (dword by dword), ds_write_b8/b16 (DATA's low bits; _d16_hi: bits [31:16]),
+// in lane order as the emulator writes overlapping lanes.
+template <unsigned Bytes, bool Hi = false> void ds_write(Machine& m, const ExecInst& in) {
+  check_ds(m, in);
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (lane_off(m, l)) continue;
+    const z3::expr a = lds_address(m, in.src[0], l, static_cast<uint64_t>(in.mods.offset));
+    if constexpr (Bytes >= 4) {
+      for (unsigned d = 0; d < Bytes / 4; ++d) lds_write(m, l, a + m.ctx().bv_val(4 * d, 64), m.vgpr(in.src[1].index + d, l), 4);
+    } else {
+      const z3::expr v = m.vgpr(in.src[1].index, l);
+      lds_write(m, l, a, Hi ? z3::lshr(v, 16) : v, Bytes);
+    }
+  }
+}
+template <unsigned Bytes, unsigned Stride> void ds_write2(Machine& m, const ExecInst& in) {
+  check_ds(m, in);
+  const uint64_t o0 = static_cast<uint64_t>(in.mods.offset) * Bytes * Stride, o1 = static_cast<uint64_t>(in.mods.offset1) * Bytes * Stride;
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (lane_off(m, l)) continue;
+    for (unsigned d = 0; d < Bytes / 4; ++d) lds_write(m, l, lds_address(m, in.src[0], l, o0 + 4 * d), m.vgpr(in.src[1].index + d, l), 4);
+    for (unsigned d = 0; d < Bytes / 4; ++d) lds_write(m, l, lds_address(m, in.src[0], l, o1 + 4 * d), m.vgpr(in.src[2].index + d, l), 4);
+  }
+}
+
+// global_load_{u,s}{byte,short}: one element, zero- or sign-extended to 32 bits; global_store_{byte,short}
+// (DATA's low bits; _d16_hi: from bit 16), as emu/semantics/global.cpp.
+template <unsigned Bytes, bool Signed> void global_load_sub(Machine& m, const ExecInst& in) {
+  if (in.mods.lds || in.mods.tfe) throw Unsupported{"global load to LDS / tfe"};
+  m.touched_memory = true;
+  const Operand saddr = in.nsrc > 1 ? in.src[1] : Operand{};
+  std::vector<std::vector<z3::expr>> data(1);
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (lane_off(m, l)) {
+      data[0].push_back(m.vgpr(in.dst[0].index, l));
+      continue;
+    }
+    const z3::expr v = load_bytes(m, lane_address(m, in, in.src[0], saddr, l), Bytes);
+    data[0].push_back(Signed ? z3::sext(v, 32 - 8 * Bytes) : z3::zext(v, 32 - 8 * Bytes));
+  }
+  write_loaded(m, in.dst[0].index, data);
+}
+template <unsigned Bytes, unsigned Shift> void global_store_sub(Machine& m, const ExecInst& in) {
+  m.touched_memory = true;
+  const Operand saddr = in.nsrc > 2 ? in.src[2] : Operand{};
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (lane_off(m, l)) continue;
+    const z3::expr a = lane_address(m, in, in.src[0], saddr, l);
+    const z3::expr v = z3::lshr(m.vgpr(in.src[1].index, l), Shift);
+    for (unsigned b = 0; b < Bytes; ++b) m.store_byte(m.exec_bit(l), (a + m.ctx().bv_val(b, 64)).simplify(), v.extract(8 * b + 7, 8 * b));
+  }
+}
+
 void no_op(Machine&, const ExecInst&) {}
 
 const std::map<std::string, SymFn, std::less<>>& special_units() {
   static const std::map<std::string, SymFn, std::less<>> t = {
-      {"s_waitcnt", no_op}, {"s_nop", no_op},
+      // s_setprio and s_sleep: scheduling hints with no functional effect (emu/semantics/sopp.cpp).
+      {"s_waitcnt", no_op}, {"s_nop", no_op}, {"s_setprio", no_op}, {"s_sleep", no_op},
+      {"global_load_ubyte", global_load_sub<1, false>}, {"global_load_sbyte", global_load_sub<1, true>},
+      {"global_load_ushort", global_load_sub<2, false>}, {"global_load_sshort", global_load_sub<2, true>},
+      {"global_store_byte", global_store_sub<1, 0>}, {"global_store_short", global_store_sub<2, 0>},
+      {"global_store_byte_d16_hi", global_store_sub<1, 16>}, {"global_store_short_d16_hi", global_store_sub<2, 16>},
       {"global_load_dword", global_load<1>}, {"global_load_dwordx2", global_load<2>},
       {"global_load_dwordx3", global_load<3>}, {"global_load_dwordx4", global_load<4>},
       {"global_store_dword", global_store<1>}, {"global_store_dwordx2", global_store<2>},
       {"global_store_dwordx3", global_store<3>}, {"global_store_dwordx4", global_store<4>},
+      {"s_load_dword", scalar_load<1>}, {"s_load_dwordx2", scalar_load<2>}, {"s_load_dwordx4", scalar_load<4>},
+      {"s_load_dwordx8", scalar_load<8>}, {"s_load_dwordx16", scalar_load<16>},
+      {"ds_read_b32", ds_read<4>}, {"ds_read_b64", ds_read<8>}, {"ds_read_b96", ds_read<12>}, {"ds_read_b128", ds_read<16>},
+      {"ds_read_u8", ds_read<1, false>}, {"ds_read_i8", ds_read<1, true>}, {"ds_read_u16", ds_read<2, false>}, {"ds_read_i16", ds_read<2, true>},
+      {"ds_read2_b32", ds_read2<4, 1>}, {"ds_read2_b64", ds_read2<8, 1>}, {"ds_read2st64_b32", ds_read2<4, 64>}, {"ds_read2st64_b64", ds_read2<8, 64>},
+      {"ds_write_b32", ds_write<4>}, {"ds_write_b64", ds_write<8>}, {"ds_write_b96", ds_write<12>}, {"ds_write_b128", ds_write<16>},
+      {"ds_write_b8", ds_write<1>}, {"ds_write_b16", ds_write<2>}, {"ds_write_b8_d16_hi", ds_write<1, true>}, {"ds_write_b16_d16_hi", ds_write<2, true>},
+      {"ds_write2_b32", ds_write2<4, 1>}, {"ds_write2_b64", ds_write2<8, 1>}, {"ds_write2st64_b32", ds_write2<4, 64>}, {"ds_write2st64_b64", ds_write2<8, 64>},
   };
   return t;
 }
 
 }  // namespace
+
+std::optional<z3::expr> branch_condition(Machine& m, const ExecInst& in) {
+  if (!in.entry) return std::nullopt;
+  z3::context& c = m.ctx();
+  const std::string& stem = in.entry->stem;
+  const z3::expr zero = c.bv_val(0, 64);
+  if (stem == "s_branch") return c.bool_val(true);
+  if (stem == "s_cbranch_scc0") return !m.scc();
+  if (stem == "s_cbranch_scc1") return m.scc();
+  if (stem == "s_cbranch_vccz") return m.sgpr64(emu::kVccLo) == zero;
+  if (stem == "s_cbranch_vccnz") return m.sgpr64(emu::kVccLo) != zero;
+  if (stem == "s_cbranch_execz") return m.exec64() == zero;
+  if (stem == "s_cbranch_execnz") return m.exec64() != zero;
+  return std::nullopt;
+}
 
 bool has_generic_unit(std::string_view stem) { return generic_units().table.count(stem) != 0; }
 std::vector<std::string> generic_unit_stems() {

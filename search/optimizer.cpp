@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <set>
@@ -302,8 +303,13 @@ class KernelSearch {
       if (s.stage == "prove") {
         ProofStat p;
         p.verdict = s.detail.substr(0, s.detail.find(':'));
-        if (auto at = s.detail.rfind("; window-level: "); at != std::string::npos) p.window_verdict = s.detail.substr(at + 16);
         p.seconds = s.seconds;
+        if (auto at = s.detail.rfind("; window-level: "); at != std::string::npos) {
+          // "VERDICT in X s": the window-level proof's time is not the gate's.
+          const std::string wl = s.detail.substr(at + 16);
+          p.window_verdict = wl.substr(0, wl.find(' '));
+          if (auto in = wl.find(" in "); in != std::string::npos) p.seconds = std::max(0.0, s.seconds - std::atof(wl.c_str() + in + 4));
+        }
         p.move = edit.move;
         p.detail = s.detail.substr(0, 200);
         for (const StageResult& v : ev.stages) {

@@ -179,6 +179,85 @@ std::map<std::string, SetSummary> summarize(const std::vector<const json*>& rows
   return out;
 }
 
+// Why a proof stayed UNKNOWN, as a class: the reason's first words up to a detail (a register,
+// a number, a parenthesis), with the mnemonic for an unsupported instruction.
+std::string unknown_class(const std::string& detail) {
+  std::string r = detail.substr(detail.find(':') == std::string::npos ? 0 : detail.find(':') + 2);
+  if (auto at = r.find("; window-level: "); at != std::string::npos) r.resize(at);
+  if (r.rfind("unsupported: ", 0) == 0) {
+    std::string rest = r.substr(13);
+    if (rest.rfind("control flow", 0) == 0) return "unsupported: control flow";
+    return "unsupported: " + rest.substr(0, rest.find_first_of(" (:"));
+  }
+  if (r.rfind("solver gave up", 0) == 0) return r.find("budget") != std::string::npos ? "solver: proof budget spent" : "solver: query timeout";
+  if (r.find("only through uninterpreted") != std::string::npos || r.find("only if uninterpreted") != std::string::npos)
+    return "difference only through uninterpreted functions";
+  return r.substr(0, r.find_first_of("(:0123456789"));
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5))];
+}
+
+// PROVEN/DISPROVEN/UNKNOWN over every candidate that reached the proof stage, the UNKNOWN reasons,
+// proof time per candidate, and the good candidates (quick run agreed / passed full verification)
+// the proof refuses (DISPROVEN) or leaves UNKNOWN.
+json summarize_proofs(const std::vector<const json*>& rows) {
+  std::map<std::string, size_t> verdicts, window_verdicts, unknown;
+  std::map<std::string, std::map<std::string, size_t>> by_move;
+  std::vector<double> seconds;
+  size_t n = 0, quick_ok = 0, quick_refused = 0, quick_proven = 0, good = 0, good_refused = 0, good_proven = 0, window_refused_quick = 0;
+  for (const json* r : rows)
+    for (const auto& p : r->value("proofs", json::array())) {
+      ++n;
+      const std::string v = p["verdict"];
+      ++verdicts[v];
+      const std::string move = p.value("move", "");
+      ++by_move[move.rfind("stochastic", 0) == 0 ? "stochastic" : move][v];
+      if (p.contains("window_verdict") && !p["window_verdict"].get<std::string>().empty()) ++window_verdicts[p["window_verdict"]];
+      seconds.push_back(p.value("seconds", 0.0));
+      if (v == "UNKNOWN") ++unknown[unknown_class(p.value("detail", ""))];
+      if (p.value("passed_emulate", false)) {
+        ++quick_ok, quick_refused += v == "DISPROVEN", quick_proven += v == "PROVEN";
+        window_refused_quick += p.value("window_verdict", "") == "DISPROVEN";
+      }
+      if (p.value("passed_verify", false)) ++good, good_refused += v == "DISPROVEN", good_proven += v == "PROVEN";
+    }
+  return {{"candidates", n}, {"verdicts", verdicts}, {"window_verdicts", window_verdicts}, {"unknown_reasons", unknown},
+          {"by_move", by_move}, {"seconds_median", percentile(seconds, 0.5)}, {"seconds_p95", percentile(seconds, 0.95)},
+          {"seconds_max", percentile(seconds, 1.0)}, {"quick_ok", quick_ok}, {"quick_ok_disproven", quick_refused},
+          {"quick_ok_proven", quick_proven}, {"quick_ok_window_disproven", window_refused_quick}, {"good", good},
+          {"good_disproven", good_refused}, {"good_proven", good_proven}};
+}
+
+void print_proof_summary(const json& s) {
+  const size_t n = s["candidates"];
+  if (!n) return;
+  auto share = [&](const char* v) {
+    const size_t k = s["verdicts"].value(v, size_t{0});
+    return fmt::format("{} {} ({:.1f} %)", v, k, 100.0 * k / n);
+  };
+  std::cout << fmt::format("proof verdicts over {} candidates: {}, {}, {}; proof time per candidate median {:.3f} s, p95 {:.3f} s, max "
+                           "{:.3f} s\n",
+                           n, share("PROVEN"), share("DISPROVEN"), share("UNKNOWN"), s["seconds_median"].get<double>(),
+                           s["seconds_p95"].get<double>(), s["seconds_max"].get<double>());
+  if (!s["window_verdicts"].empty()) std::cout << "  window-level (no liveness): " << s["window_verdicts"].dump() << "\n";
+  std::vector<std::pair<size_t, std::string>> reasons;
+  for (const auto& [k, v] : s["unknown_reasons"].items()) reasons.push_back({v.get<size_t>(), k});
+  std::sort(reasons.rbegin(), reasons.rend());
+  std::cout << "  UNKNOWN reasons:";
+  for (const auto& [k, r] : reasons) std::cout << fmt::format(" {} x{};", r, k);
+  std::cout << "\n  by move:";
+  for (const auto& [m, v] : s["by_move"].items()) std::cout << " " << m << " " << v.dump() << ";";
+  std::cout << fmt::format("\n  quick run agreed: {} (PROVEN {}, DISPROVEN {}, window-level DISPROVEN {}); passed full verification: {} "
+                           "(PROVEN {}, DISPROVEN {})\n",
+                           s["quick_ok"].get<size_t>(), s["quick_ok_proven"].get<size_t>(), s["quick_ok_disproven"].get<size_t>(),
+                           s["quick_ok_window_disproven"].get<size_t>(), s["good"].get<size_t>(), s["good_proven"].get<size_t>(),
+                           s["good_disproven"].get<size_t>());
+}
+
 int usage() {
   std::cerr << "usage: speedups_bench [--arch A] [--budget N] [--time SECONDS] [--seed S] [--proposers P] [--only K,..] "
                "[--set hip|kernelbench|triton] [--jobs N] [--threads T] [--results FILE] [--summary] [--ablate [FAMILY,..]] "
@@ -437,6 +516,8 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("proof stage ({}): {} candidates reached it; {} passed the quick run ({} of them DISPROVEN); {} passed "
                              "full verification ({} of them not PROVEN)\n",
                              st.proof, proofs, quick_ok, quick_disproven, good, good_not_proven);
+    const json proof_summary = summarize_proofs(full);
+    print_proof_summary(proof_summary);
 
     if (!json_path.empty()) {
       json per_set = json::object();
@@ -447,7 +528,7 @@ int main(int argc, char** argv) {
       for (const json* r : full) rows.push_back(*r);
       write_file_atomic(json_path, json{{"schema", "asmevo.speedups/2"}, {"settings", st.key()}, {"figures", "modeled"},
                                         {"sets", per_set}, {"kernels", rows}, {"ablation", ablation}, {"candidates", total_candidates},
-                                        {"worker_seconds", total_s}}
+                                        {"worker_seconds", total_s}, {"proof_summary", proof_summary}}
                                        .dump(2));
     }
     fs::remove_all(work);

@@ -77,3 +77,17 @@ TEST(GenericAgree, EveryGenericUnitAgreesWithTheEmulator) {
 
 }  // namespace
 }  // namespace asmevo::prove
+
+namespace asmevo::prove {
+namespace {
+
+// The branch conditions the prover follows (prove/units.cpp branch_condition) against the
+// emulator's branch units (emu/semantics/sopp.cpp): the one part of the ISA the prover restates.
+TEST(GenericAgree, BranchConditionsAgreeWithTheEmulator) {
+  for (const char* b : {"s_branch", "s_cbranch_scc0", "s_cbranch_scc1", "s_cbranch_vccz", "s_cbranch_vccnz", "s_cbranch_execz",
+                        "s_cbranch_execnz"})
+    EXPECT_EQ(disagreement(std::string(b) + " BB0_7", 0x5eed, 60), "") << b;
+}
+
+}  // namespace
+}  // namespace asmevo::prove

@@ -28,5 +28,47 @@ TEST(ProveEdit, AWindowEndingItsBlockSeesTheNextBlocksLiveRegisters) {
   EXPECT_EQ(r.verdict, Verdict::Disproven) << r.to_text();
 }
 
+// Edits spanning blocks: an if-then region entered only at its first line is proven over its
+// paths; one whose inner block is also entered from outside (a loop header) is UNKNOWN.
+TEST(ProveEdit, EditsSpanningBlocksAreProvenOverTheRegionsPaths) {
+  auto ks = corpus::kernels("gfx942", {"argmax_rows_f32"});
+  ASSERT_EQ(ks.size(), 1u);
+  codeobj::CodeObject co = codeobj::CodeObject::parse(read_file_bytes(ks[0].code_object), ks[0].code_object);
+  program::Program p = program::Program::recover(co);
+  const program::Function* f = p.function(ks[0].name);
+  ASSERT_NE(f, nullptr);
+  ProofOptions o;
+  o.mode_bits = emu::initial_mode_bits(p.kernel_descriptor(ks[0].name));
+  bool if_then = false, loop = false;
+  for (size_t b = 1; b < f->blocks.size(); ++b) {
+    const program::BasicBlock& prev = f->blocks[b - 1];
+    const program::BasicBlock& blk = f->blocks[b];
+    const std::string branch = p.text_line(prev.last).text;
+    const std::string first = p.text_line(blk.first).text;
+    // A one-line change at the previous block's branch and one at this block's first line.
+    auto edit = [&](const std::string& new_branch) {
+      return std::vector<Change>{{prev.last, 1, {new_branch}}, {blk.first, 1, {first}}};
+    };
+    if (!if_then && blk.preds.size() == 1 && blk.preds[0] == b - 1 && branch.rfind("s_cbranch_execz ", 0) == 0) {
+      if_then = true;
+      ProofResult same = prove_edit(p, ks[0].name, edit(branch), o);
+      EXPECT_EQ(same.verdict, Verdict::Proven) << same.to_text();
+      EXPECT_GE(same.paths, 4u) << same.to_text();
+      ProofResult flipped = prove_edit(p, ks[0].name, edit("s_cbranch_execnz " + branch.substr(16)), o);
+      EXPECT_EQ(flipped.verdict, Verdict::Disproven) << flipped.to_text();
+    }
+    bool back_edge = false;
+    for (size_t pred : blk.preds) back_edge |= pred >= b;
+    if (!loop && back_edge) {
+      loop = true;
+      ProofResult r = prove_edit(p, ks[0].name, edit(branch), o);
+      EXPECT_EQ(r.verdict, Verdict::Unknown) << r.to_text();
+      EXPECT_NE(r.reason.find("entered from outside"), std::string::npos) << r.reason;
+    }
+  }
+  EXPECT_TRUE(if_then) << "argmax_rows_f32 has no if-then block after an s_cbranch_execz";
+  EXPECT_TRUE(loop) << "argmax_rows_f32 has no loop";
+}
+
 }  // namespace
 }  // namespace asmevo::prove

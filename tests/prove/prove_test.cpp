@@ -149,13 +149,17 @@ TEST(Prove, DenormalFlushFollowsTheKernelsMode) {
   EXPECT_TRUE(keep.confirmed);
 }
 
-TEST(Prove, ControlFlowAndUnsupportedAreUnknown) {
-  auto loop = prove({"s_add_u32 s0, s0, 1", "s_cmp_lg_u32 s0, s1", "s_cbranch_scc1 BB0_1"}, {"s_add_u32 s0, s0, 1", "s_cmp_lg_u32 s0, s1", "s_cbranch_scc1 BB0_1"});
-  EXPECT_EQ(loop.verdict, Verdict::Unknown);
-  EXPECT_NE(loop.reason.find("control flow"), std::string::npos) << loop.reason;
-  auto lds = prove({"ds_read_b32 v1, v2"}, {"ds_read_b32 v1, v2 offset:4"});
-  EXPECT_EQ(lds.verdict, Verdict::Unknown);
-  EXPECT_NE(lds.reason.find("unsupported"), std::string::npos) << lds.reason;
+TEST(Prove, LoopsAndUnsupportedAreUnknown) {
+  const std::vector<std::string> loop = {"BB0_1:", "s_add_u32 s0, s0, 1", "s_cmp_lg_u32 s0, s1", "s_cbranch_scc1 BB0_1"};
+  auto r = prove(loop, loop);
+  EXPECT_EQ(r.verdict, Verdict::Unknown);
+  EXPECT_NE(r.reason.find("backward branch"), std::string::npos) << r.reason;
+  auto call = prove({"s_swappc_b64 s[30:31], s[4:5]"}, {"s_swappc_b64 s[30:31], s[4:5]"});
+  EXPECT_EQ(call.verdict, Verdict::Unknown);
+  EXPECT_NE(call.reason.find("control flow"), std::string::npos) << call.reason;
+  auto buf = prove({"buffer_load_dword v1, v2, s[4:7], 0 offen"}, {"buffer_load_dword v1, v2, s[4:7], 0 offen offset:4"});
+  EXPECT_EQ(buf.verdict, Verdict::Unknown);
+  EXPECT_NE(buf.reason.find("unsupported"), std::string::npos) << buf.reason;
 }
 
 TEST(Prove, ExecMaskedLanesKeepTheirValues) {

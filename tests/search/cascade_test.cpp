@@ -131,13 +131,20 @@ TEST(CascadeTest, TimingStageRejectsASlowerEquivalentCandidate) {
 TEST(CascadeTest, VerifyStageRejectsWhatOnlyOtherRunsExpose) {
   // Without the bounds check every lane stores: identical on the exact launch (the quick run),
   // out of bounds on the tail launch. min_gain -10 lets it past timing whatever the model says.
-  Fixture f(-10);
+  // The proof is off: it follows the branch and refuses the edit first (below).
+  Fixture f(-10, search::CascadeOptions::Proof::Off);
   size_t a = f.line("s_and_saveexec_b64"), b = f.line("s_cbranch_execz");
   ASSERT_EQ(b, a + 1);
   auto ev = f.cascade.evaluate(f.parent, f.edit({search::make_hunk(*f.parent.program, a, b, {})}));
   EXPECT_FALSE(ev.accepted);
   EXPECT_EQ(ev.stage, "verify") << stages(ev) << ev.reason;
   EXPECT_TRUE(ev.reason.rfind("FAULT", 0) == 0 || ev.reason.rfind("DIFFERENT", 0) == 0) << ev.reason;
+  // With the proof (the default gate) the region proof sees EXEC and the exit change.
+  Fixture g(-10);
+  auto proved = g.cascade.evaluate(g.parent, g.edit({search::make_hunk(*g.parent.program, a, b, {})}));
+  EXPECT_FALSE(proved.accepted);
+  EXPECT_EQ(proved.stage, "prove") << stages(proved) << proved.reason;
+  EXPECT_EQ(proved.reason.rfind("DISPROVEN", 0), 0u) << proved.reason;
 }
 
 TEST(CascadeTest, AcceptsAFasterEquivalentCandidateAndReverifiesItFromScratch) {
