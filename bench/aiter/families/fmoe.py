@@ -20,8 +20,8 @@ quantises the activation per 1x128 before w2, as the kernel does.
 Findings (bench/aiter/README.md, docs/emulator.md "AITer check"): 16x128_pf3 has none of the vmcnt/lgkmcnt waits
 its generator gives its siblings (its 28 `s_waitcnt 0xcf7f` are the no-op placeholders every sibling carries next
 to real waits): the emulator stops at its first unguarded read, rightly; with the 225 missing waits inserted it runs
-and agrees with 16x256. 16x256 races on LDS between waves (RACE below): run in order it is 16 % off; interleaved it
-agrees with the kernel-numerics model.
+and matches the kernel-numerics model. 16x256 races on LDS between waves (RACE below): run in order it is 16 % off;
+interleaved it matches the kernel-numerics model (0.31 % of max |O|).
 """
 import numpy as np
 

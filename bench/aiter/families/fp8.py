@@ -20,15 +20,21 @@ def random_e4m3fnuz(rng, shape, max_exp=9):
     return b.astype(np.uint8)
 
 
-_FINITE = np.sort(decode_e4m3fnuz(np.arange(256))[~np.isnan(decode_e4m3fnuz(np.arange(256)))])
+_CODES = np.array([b for b in range(256) if b != 0x80])
+_FINITE = decode_e4m3fnuz(_CODES)
+_ORDER = np.argsort(_FINITE, kind="stable")
+_FINITE, _CODES = _FINITE[_ORDER], _CODES[_ORDER]
 
 
 def round_e4m3fnuz(x):
-    """x rounded to the nearest fp8 e4m3fnuz value (ties to the value of smaller magnitude; saturating)."""
+    """x rounded to the nearest fp8 e4m3fnuz value, ties to the even code (mantissa LSB 0), as v_cvt_pk_fp8_f32
+    rounds (round to nearest even); saturating. Ties are common: bf16 inputs times an f32 scale often land exactly
+    on a midpoint."""
     x = np.asarray(x, dtype=np.float64)
     i = np.clip(np.searchsorted(_FINITE, x), 1, len(_FINITE) - 1)
     lo, hi = _FINITE[i - 1], _FINITE[i]
-    return np.where(np.abs(x - lo) <= np.abs(hi - x), lo, hi)
+    dlo, dhi = np.abs(x - lo), np.abs(hi - x)
+    return np.where(dlo < dhi, lo, np.where(dhi < dlo, hi, np.where(_CODES[i - 1] & 1, hi, lo)))
 
 
 def quantize_rowmax(x):
