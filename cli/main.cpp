@@ -60,6 +60,12 @@ int main(int argc, char** argv) {
   cmd_run->add_option("--out", run.out, "folder for the output buffers (.npy); default: current folder");
   cmd_run->add_option("--inputs-out", run.inputs_out, "also write the buffers as they are before the run (.npy) into this folder");
   cmd_run->add_option("--threads", run.threads, "worker threads (0: all cores); results do not depend on it");
+  cmd_run->add_option("--schedule", run.schedule,
+                      "how a workgroup's waves take turns: in-order (each until s_barrier; default), reverse, interleaved (one "
+                      "instruction each); a result that depends on it is a race between waves")
+      ->check(CLI::IsMember({"in-order", "reverse", "interleaved"}));
+  cmd_run->add_flag("--lds-races", run.lds_races,
+                    "stop at the first LDS byte that two waves access with no s_barrier between them, one access a write");
   cmd_run->add_flag("--json", run.json, "machine-readable summary (schema asmevo.run/1)");
 
   asmevo::cli::SpecOptions spec;

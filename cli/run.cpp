@@ -1,4 +1,4 @@
-// asmevo run FILE --kernel K --launch SPEC.yaml [--out DIR] [--inputs-out DIR] [--threads N] [--json]
+// asmevo run FILE --kernel K --launch SPEC.yaml [--out DIR] [--inputs-out DIR] [--threads N] [--schedule S] [--lds-races] [--json]
 #include "cli/run.h"
 
 #include <filesystem>
@@ -35,6 +35,10 @@ int run_run(const RunOptions& o) {
   auto prog = emu::Program::build(co, *k, decoder);
   emu::RunOptions ro;
   ro.threads = o.threads;
+  ro.schedule = o.schedule == "reverse"       ? emu::WaveSchedule::Reverse
+                : o.schedule == "interleaved" ? emu::WaveSchedule::Interleaved
+                                              : emu::WaveSchedule::InOrder;
+  ro.lds_races = o.lds_races;
   unsigned slots = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   auto launch = emu::prepare_launch(co, *k, spec, slots);
   // Every buffer argument as `<name>.npy` (`arg<i>.npy` when unnamed) in `dir`; returns the paths.
@@ -84,6 +88,7 @@ int run_run(const RunOptions& o) {
                         {"lane_instructions", st.lane_ops},
                         {"wall_seconds", rr.wall_seconds},
                         {"threads", rr.threads},
+                        {"schedule", emu::schedule_name(ro.schedule)},
                         {"wave_instructions_per_second", rate},
                         {"out_of_bounds", oob},
                         {"outputs", files}};

@@ -9,6 +9,8 @@ struct RunOptions {
   std::string file, kernel, launch, out;
   std::string inputs_out;  // if set: also write every buffer argument as it is before the run
   unsigned threads = 0;
+  std::string schedule = "in-order";  // in-order | reverse | interleaved (emu::WaveSchedule)
+  bool lds_races = false;             // emu::RunOptions::lds_races
   bool json = false;
 };
 int run_run(const RunOptions& o);

@@ -14,6 +14,7 @@
 namespace asmevo::emu {
 
 class Program;
+class LdsRaceTracker;
 struct Wave;
 
 struct Stats {
@@ -61,7 +62,8 @@ struct ExecContext {
   Stats stats;
   uint8_t* executed = nullptr;  // optional: executed[i] = 1 once instruction i ran (RunOptions::coverage)
   const Wave* ds_wave = nullptr;      // the DS instruction now executing (set by emu/semantics/ds.cpp),
-  const ExecInst* ds_inst = nullptr;  // for its out-of-range notes
+  const ExecInst* ds_inst = nullptr;  // for its out-of-range notes and the LDS race check
+  LdsRaceTracker* lds_races = nullptr;  // RunOptions::lds_races: this workgroup's LDS race check (emu/lds_races.h)
 };
 
 // Stops the run: throws asmevo::Error naming kernel, workgroup, wave, PC, instruction text, and

@@ -1,5 +1,6 @@
 #include "emu/executor.h"
 #include "emu/gpr_idx.h"
+#include "emu/lds_races.h"
 #include "emu/registry.h"
 
 #include <algorithm>
@@ -131,6 +132,7 @@ void run_workgroup(ExecContext& ctx, Launch& L, const WaveSetup& setup, const Pr
     w.wc.clear();
     init_wave(L, setup, prog, w, wg, i, slot);
   }
+  if (ctx.lds_races) ctx.lds_races->reset(ctx.lds_size);
   ctx.stats.waves += nwaves;
   ctx.stats.workgroups += 1;
   const uint64_t quantum = opt.schedule == WaveSchedule::Interleaved ? 1 : 0;
@@ -146,8 +148,10 @@ void run_workgroup(ExecContext& ctx, Launch& L, const WaveSetup& setup, const Pr
     }
     if (!any_alive) break;
     // Every live wave is at the barrier now: release them.
-    if (all_at_barrier)
+    if (all_at_barrier) {
       for (unsigned i = 0; i < nwaves; ++i) waves[i].at_barrier = false;
+      if (ctx.lds_races) ctx.lds_races->next_epoch();
+    }
   }
   for (unsigned i = 0; i < nwaves; ++i)
     ctx.stats.max_wave_instructions = std::max(ctx.stats.max_wave_instructions, waves[i].instructions);
@@ -184,6 +188,8 @@ RunResult run_launch(Launch& L, const Program& prog, const RunOptions& opt) {
     std::vector<uint8_t> executed(opt.coverage ? prog.insts().size() : 0);
     if (opt.coverage) ctx.executed = executed.data();
     std::vector<uint8_t> lds(L.lds_bytes);
+    LdsRaceTracker races;
+    if (opt.lds_races) ctx.lds_races = &races;
     std::vector<Wave> waves;
     for (;;) {
       uint64_t g = next.fetch_add(1);

@@ -36,6 +36,9 @@ struct RunOptions {
   // LDS contents when a workgroup starts (undefined on hardware): every byte set to this.
   uint8_t lds_fill = 0;
   bool coverage = false;  // fill RunResult::executed
+  // Stop at the first pair of DS accesses to one LDS byte by two waves with no s_barrier between
+  // them, at least one a write (emu/lds_races.h). Off by default: it costs a record per LDS byte.
+  bool lds_races = false;
   ExecObserver* observer = nullptr;            // sees every instruction and memory access (emu/context.h)
   // Linear workgroup ids (x fastest) to run, in this order; empty: every workgroup of the grid.
   // Sampled timing (timing/sampling.h) runs only the workgroups it simulates.

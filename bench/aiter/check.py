@@ -35,6 +35,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import kernarg  # noqa: E402
+import waits  # noqa: E402
 from families import CASES  # noqa: E402
 
 
@@ -51,12 +52,36 @@ def over_reads(stats):
                    for (r, w), (lo, hi, n) in span.items())
 
 
+def rms(a):
+    return float(np.sqrt(np.nanmean(np.square(a)))) if a.size else 0.0
+
+
+def logits_diff(g, r):
+    """1 - cosine similarity as AITer's MoE tuner computes it (gemm_moe_tune.py run_config: it accepts a lossy fp8
+    MoE output whose logits_diff is <= 0.01 even when checkAllclose fails)."""
+    den = float(np.sum(g * g + r * r))
+    return 1.0 - 2.0 * float(np.sum(g * r)) / den if den else 0.0
+
+
+def conditions(case, inserted):
+    """What the run changed from a plain `asmevo run` of the shipped object, and why."""
+    out = ""
+    if inserted is not None:
+        out += f"; RUN WITH {inserted} WAITS INSERTED (waits.py), not the shipped object"
+    if case.schedule:
+        out += f"; schedule {case.schedule}: {case.why}"
+    return out
+
+
 def run_case(case, asmevo, aiter_dir, work, timeout):
     co = str(pathlib.Path(aiter_dir) / "hsa" / case.co)
     if not os.path.exists(co):
         return "STOPPED", f"{co} not found (AITER_DIR must hold hsa/gfx942 and hsa/gfx950)", None
     rng = np.random.default_rng(case.seed)
     launch = case.build(rng)
+    inserted = None
+    if case.add_waits:
+        co, inserted = waits.add_missing_waits(asmevo, co, work)
 
     def write_npy(name, array):
         p = work / f"in_{name}.npy"
@@ -70,8 +95,12 @@ def run_case(case, asmevo, aiter_dir, work, timeout):
     out_dir = work / "out"
     t0 = time.time()
     try:
-        p = subprocess.run([asmevo, "run", co, "--launch", str(spec_path), "--out", str(out_dir), "--json"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        cmd = [asmevo, "run", co, "--launch", str(spec_path), "--out", str(out_dir), "--json"]
+        if case.schedule:
+            cmd += ["--schedule", case.schedule]
+        if case.lds_races:
+            cmd.append("--lds-races")
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "STOPPED", f"timed out after {timeout} s", None
     wall = time.time() - t0
@@ -84,7 +113,7 @@ def run_case(case, asmevo, aiter_dir, work, timeout):
         a = np.load(out_dir / f"{name}.npy")
         got[name] = a
     want = case.reference(launch["inputs"])
-    worst = []
+    worst, failed = [], []
     for label, (ref, rtol, atol) in want.items():
         name = label.split("@")[0]  # "O@model" checks output O against a second reference
         g = launch["decode"].get(name, lambda a: a)(got[name]).astype(np.float64).reshape(-1)
@@ -102,18 +131,22 @@ def run_case(case, asmevo, aiter_dir, work, timeout):
         max_rel = max_abs / max(float(np.nanmax(np.abs(r))), 1e-30) if err.size else 0.0
         if bad.any() and "@" in label:  # a model of the kernel's numerics: evidence, not the verdict
             worst.append(f"{label}: max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|), {int(bad.sum())} of {bad.size} "
-                         f"outside atol {atol} + rtol {rtol}")
+                         f"outside atol {atol} + rtol {rtol}, RMS {rms(g - r) / max(rms(r), 1e-30):.2%}")
             continue
         # AITer's checkAllclose (aiter/test_common.py) passes a tensor with fewer than tol_err_ratio = 5 % of
         # its elements outside the tolerance; the count is always shown.
         if bad.mean() >= TOL_ERR_RATIO:
             i = int(np.argmax(bad))
-            return "MISMATCH", (f"{label}[{i}] = {g[i]:.6g}, reference {r[i]:.6g}; {int(bad.sum())} of {bad.size} outside "
-                                f"atol {atol} + rtol {rtol}; max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|)"), stats
+            failed.append(f"{label}[{i}] = {g[i]:.6g}, reference {r[i]:.6g}; {int(bad.sum())} of {bad.size} outside "
+                          f"atol {atol} + rtol {rtol}; max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|), RMS "
+                          f"{rms(g - r) / max(rms(r), 1e-30):.2%} of the reference's, logits_diff {logits_diff(g, r):.2g}")
+            continue
         outside = f", {int(bad.sum())} outside atol {atol} + rtol {rtol}" if bad.any() else ""
         worst.append(f"{label}: max abs {max_abs:.3g} ({max_rel:.2%} of max |ref|, {r.size} elements{outside})")
+    if failed:  # every output's figures, the models' too: a mismatch is classified with them
+        return "MISMATCH", "; ".join(failed + worst) + conditions(case, inserted), stats
     note = f"; not in the metadata, not passed: {', '.join(dropped)}" if dropped else ""
-    note += over_reads(stats)
+    note += over_reads(stats) + conditions(case, inserted)
     n = stats["instructions"]["total"]
     return "MATCH", "; ".join(worst) + note + f"  [emulated: {n:,} wave-instructions, {wall:.1f} s]", stats
 

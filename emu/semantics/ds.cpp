@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "emu/alu.h"
+#include "emu/lds_races.h"
 #include "emu/semantics/lane_maps.h"
 
 namespace asmevo::emu::sem {
@@ -33,7 +34,9 @@ using u8 = uint8_t;
 
 // Host pointer for [a, a+size) in this workgroup's LDS, or nullptr when out of range (noted:
 // defined on gfx9, but an access the launch does not allow; verify holds it against a candidate).
-inline u8* lds_at(ExecContext& ctx, uint64_t a, unsigned size, bool write, unsigned lane) {
+// Atomics pass atomic = true: updates of one address by several waves are not an LDS race.
+inline u8* lds_at(ExecContext& ctx, uint64_t a, unsigned size, bool write, unsigned lane, bool atomic = false) {
+  if (ctx.lds_races && !atomic) [[unlikely]] ctx.lds_races->access(ctx, *ctx.ds_wave, *ctx.ds_inst, a, size, write);
   if (a + size <= ctx.lds_size) [[likely]] return ctx.lds + a;
   note_out_of_bounds(ctx, *ctx.ds_wave, *ctx.ds_inst, nullptr, a, size, write, static_cast<int>(lane));
   return nullptr;
@@ -68,13 +71,13 @@ void issue(Wave& w, const ExecInst& in, PendingWrite* pw) {
   w.wc.issue(std::move(op));
 }
 
-u32 rd32(ExecContext& ctx, uint64_t a, unsigned lane) {
+u32 rd32(ExecContext& ctx, uint64_t a, unsigned lane, bool atomic = false) {
   u32 v = 0;
-  if (const u8* p = lds_at(ctx, a, 4, false, lane)) std::memcpy(&v, p, 4);
+  if (const u8* p = lds_at(ctx, a, 4, false, lane, atomic)) std::memcpy(&v, p, 4);
   return v;
 }
-void wr32(ExecContext& ctx, uint64_t a, u32 v, unsigned lane) {
-  if (u8* p = lds_at(ctx, a, 4, true, lane)) std::memcpy(p, &v, 4);
+void wr32(ExecContext& ctx, uint64_t a, u32 v, unsigned lane, bool atomic = false) {
+  if (u8* p = lds_at(ctx, a, 4, true, lane, atomic)) std::memcpy(p, &v, 4);
 }
 
 // ---- Loads -------------------------------------------------------------------------------------
@@ -216,7 +219,7 @@ template <class T, auto F, unsigned NData, bool Rtn> void ds_atomic(ExecContext&
     T d0 = lane_val<T>(w, in.src[first_data], l);
     T d1 = NData > 1 ? lane_val<T>(w, in.src[first_data + 1], l) : T(0);
     T old = 0;
-    if (u8* p = lds_at(ctx, lane_addr(w, addr, l, off), sizeof(T), true, l)) {
+    if (u8* p = lds_at(ctx, lane_addr(w, addr, l, off), sizeof(T), true, l, true)) {
       std::memcpy(&old, p, sizeof(T));
       T nv = F(old, d0, d1, w.flush_f32);
       std::memcpy(p, &nv, sizeof(T));
@@ -373,9 +376,9 @@ template <bool Append> void ds_append_consume(ExecContext& ctx, Wave& w, const E
   const u64 exec = w.exec();
   const uint64_t a = static_cast<uint64_t>(w.s[kM0]) + static_cast<uint64_t>(in.mods.offset);
   PendingWrite pw = dest(in.dst[0], 1, exec);
-  const u32 old = rd32(ctx, a, 0);
+  const u32 old = rd32(ctx, a, 0, true);
   const u32 n = static_cast<u32>(std::popcount(exec));
-  if (exec) wr32(ctx, a, Append ? old + n : old - n, 0);
+  if (exec) wr32(ctx, a, Append ? old + n : old - n, 0, true);
   for (unsigned l = 0; l < kWaveSize; ++l) pw.data[l] = old;
   issue(w, in, &pw);
 }
@@ -413,8 +416,8 @@ template <unsigned Bytes, unsigned Stride> void ds_wrxchg2(ExecContext& ctx, Wav
     const uint64_t a = w.v[in.src[0].index][l];
     for (unsigned k = 0; k < 2; ++k)
       for (unsigned d = 0; d < n; ++d) {
-        pw.data[(k * n + d) * kWaveSize + l] = rd32(ctx, a + o[k] + 4 * d, l);
-        wr32(ctx, a + o[k] + 4 * d, w.v[in.src[1 + k].index + d][l], l);
+        pw.data[(k * n + d) * kWaveSize + l] = rd32(ctx, a + o[k] + 4 * d, l, true);
+        wr32(ctx, a + o[k] + 4 * d, w.v[in.src[1 + k].index + d][l], l, true);
       }
   }
   issue(w, in, &pw);
@@ -433,8 +436,8 @@ void ds_condxchg32_rtn_b64(ExecContext& ctx, Wave& w, const ExecInst& in) {
     const uint64_t a = lane_addr(w, in.src[0], l, off);
     for (unsigned d = 0; d < 2; ++d) {
       const u32 data = w.v[in.src[1].index + d][l];
-      pw.data[d * kWaveSize + l] = rd32(ctx, a + 4 * d, l);
-      if (data >> 31) wr32(ctx, a + 4 * d, data & 0x7fffffffu, l);
+      pw.data[d * kWaveSize + l] = rd32(ctx, a + 4 * d, l, true);
+      if (data >> 31) wr32(ctx, a + 4 * d, data & 0x7fffffffu, l, true);
     }
   }
   issue(w, in, &pw);

@@ -97,6 +97,21 @@ TEST(CvtPk, Gfx942Fnuz) {
   }
 }
 
+// Exact midpoints round to the even code (RNE). Products of bf16 inputs and an f32 scale hit them often: these
+// are from AITer's fmoe X quantisation (X[2][113] x 99.0968 = -168.0 lies between -160 and -176).
+TEST(CvtPk, Gfx942FnuzTiesToEven) {
+  auto r = run_snippet("gfx942", R"(
+  v_mov_b32 v1, 0xc3280000        // -168.0: -160 (0xfa, m 2) or -176 (0xfb, m 3)
+  v_mov_b32 v2, 0x43380000        // 184.0: 176 (0x7b) or 192 (0x7c)
+  v_mov_b32 v3, 0x41980000        // 19.0: 18 (0x61) or 20 (0x62)
+  v_mov_b32 v4, 0x41d80000        // 27.0: 26 (0x65) or 28 (0x66)
+  v_mov_b32 v10, 0
+  v_cvt_pk_fp8_f32 v10, v1, v2
+  v_cvt_pk_fp8_f32 v10, v3, v4 op_sel:[0,0,1]
+)", 1);
+  for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(r.at(l, 0, 1), 0x66627cfau) << "lane " << l;
+}
+
 TEST(CvtPk, Gfx950Ocp) {
   std::string body = std::string(kBody) + R"(
   v_cvt_pk_f16_f32 v18, v1, v2                 // {0x3c00, 0xb800}

@@ -63,6 +63,23 @@ TEST(EmuWaitcnt, VmcntCountsInOrder) {
   EXPECT_NE(msg.find("reads v6"), std::string::npos) << msg;
 }
 
+// gfx9 splits vmcnt: simm16 bits [3:0] low, [15:14] high. 17 loads, then vmcnt(16) (simm16 0x4f70, low bits 0)
+// completes the first load only: a decoder that dropped the high bits would read it as vmcnt(0) and allow v41.
+// 0xcf7f (vmcnt 63, expcnt 7, lgkmcnt 15; AITer's fmoe 16x128_pf3 has 28) and 0xc00f (expcnt 0, lgkmcnt 0, vmcnt
+// 63) wait for no load.
+TEST(EmuWaitcnt, VmcntHighBitsAndTheNoWaitEncodings) {
+  std::string loads = kLaneAddr;
+  for (int i = 0; i < 17; ++i) loads += "  global_load_dword v" + std::to_string(40 + i) + ", v[30:31], off\n";
+  run_snippet("gfx942", loads + "  s_waitcnt 0x4f70\n  v_mov_b32 v10, v40\n  s_waitcnt vmcnt(0)\n", 1);
+  std::string msg = expect_error("gfx942", loads + "  s_waitcnt vmcnt(16)\n  v_mov_b32 v10, v41\n");
+  EXPECT_NE(msg.find("reads v41"), std::string::npos) << msg;
+  for (const char* no_wait : {"0xcf7f", "0xc00f"}) {
+    msg = expect_error("gfx942", std::string(kLaneAddr) + "  global_load_dword v5, v[30:31], off\n  s_waitcnt " + no_wait +
+                                     "\n  v_mov_b32 v10, v5\n");
+    EXPECT_NE(msg.find("reads v5"), std::string::npos) << no_wait << ": " << msg;
+  }
+}
+
 TEST(EmuWaitcnt, SmemIsOutOfOrder) {
   // lgkmcnt(1) after two scalar loads guarantees neither (SMEM returns out of order).
   std::string msg = expect_error("gfx950", R"(

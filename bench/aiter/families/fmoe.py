@@ -13,16 +13,20 @@ zeroed (moe_sorting zeroes moe_buf).
 Inputs as op_tests/test_moe_blockscale.py: w1 [E, 2*inter, dim], w2 [E, dim, inter] quantised per 128x128 block
 (scale = amax / 240, fp8 e4m3fnuz), then shuffle_weight(w, (16, 16)) (aiter/ops/shuffle.py); sorting as
 op_tests/test_moe_sorting.py's run_torch_moe_sorting (ids topk_slot << 24 | token, padding topk << 24 | tokens).
-Reference: torch_moe_blockscale: sum over the top-k experts of weight * (silu(x w_gate^T) * (x w_up^T)) w2^T.
+Reference: torch_moe_blockscale fed X quantised per 1x128, as AITer checks these bf16-input kernels (its MoE
+tuner's xbf16 tasks): sum over the top-k experts of weight * (silu(xq w_gate^T) * (xq w_up^T)) w2^T; O@model also
+quantises the activation per 1x128 before w2, as the kernel does.
 
-Findings (bench/aiter/README.md): the 16x128_pf3 object has no effective vmcnt wait at all (all 28 of its
-s_waitcnt are "vmcnt(63) expcnt(7) lgkmcnt(15)"); the emulator stops at its first unguarded read. The 16x256
-object runs but does not match; its 12-byte padding arguments need the launch spec's `type: pad`.
+Findings (bench/aiter/README.md, docs/emulator.md "AITer check"): 16x128_pf3 has none of the vmcnt/lgkmcnt waits
+its generator gives its siblings (its 28 `s_waitcnt 0xcf7f` are the no-op placeholders every sibling carries next
+to real waits): the emulator stops at its first unguarded read, rightly; with the 225 missing waits inserted it runs
+and matches the kernel-numerics model. 16x256 races on LDS between waves (RACE below): run in order it is 16 % off;
+interleaved it matches the kernel-numerics model (0.31 % of max |O|).
 """
 import numpy as np
 
 from families.case import Case
-from families.fp8 import decode_e4m3fnuz, encode_e4m3fnuz, round_e4m3fnuz
+from families.fp8 import encode_e4m3fnuz, quantize_rowmax, round_e4m3fnuz
 from kernarg import Buffer, Value, from_bf16, struct16, to_bf16
 
 ARGS = struct16("O", "X", "GU", "XC", "D", "XQ", "GUQ", "DQ", "SMQ", "STP", "SW", "SEP", "dim", "inter_dim",
@@ -38,6 +42,11 @@ def block_quant(w):
     scale = np.abs(b).max(axis=(2, 4)) / 240
     q = round_e4m3fnuz(b / scale[:, :, None, :, None])
     return q.reshape(e, n, k), scale.astype(np.float32)
+
+
+def quantize_blocks(v):
+    """[.., n] -> fp8 e4m3fnuz per 1x128 block (scale amax / 240), dequantised: the kernel's and pertoken_quant's."""
+    return quantize_rowmax(np.asarray(v).reshape(*np.shape(v)[:-1], -1, BLK)).reshape(np.shape(v))
 
 
 def block_magnitudes(rng, e, n, k):
@@ -70,7 +79,7 @@ def moe_sorting(topk_ids, topk_w, experts, block_m):
     return ids, weights, eids, np.array([pos, m], np.int32)
 
 
-def fmoe_blockscale_case(name, co, kernel, tokens, dim, inter, experts, topk, sub_gu=128, block_m=16):
+def fmoe_blockscale_case(name, co, kernel, tokens, dim, inter, experts, topk, sub_gu=128, block_m=16, **case_options):
     def build(rng):
         x = to_bf16(rng.standard_normal((tokens, dim)).astype(np.float32))
         # each 128x128 block at its own magnitude (2^-2 .. 2^2), so a scale applied to the wrong block shows
@@ -114,25 +123,47 @@ def fmoe_blockscale_case(name, co, kernel, tokens, dim, inter, experts, topk, su
         rep = lambda s: np.repeat(np.repeat(s, BLK, axis=1), BLK, axis=2)  # noqa: E731
         w1 = inp["w1q"] * rep(inp["s1"])
         w2 = inp["w2q"] * rep(inp["s2"])
-        out = np.zeros((tokens, dim))
-        for t in range(tokens):
-            for slot in range(topk):
-                e = inp["topk_ids"][t, slot]
-                h = w1[e] @ x[t]
-                g, u = h[:inter], h[inter:]
-                out[t] += inp["topk_w"][t, slot] * (w2[e] @ (g / (1 + np.exp(-g)) * u))
-        # op_tests/test_moe_blockscale.py: checkAllclose(out_ref, out_asm, rtol=0.05, atol=0.05)
-        return {"O": (out, 0.05, 0.05)}
+
+        def moe(xs, act_quant):
+            out = np.zeros((tokens, dim))
+            for t in range(tokens):
+                for slot in range(topk):
+                    e = inp["topk_ids"][t, slot]
+                    h = w1[e] @ xs[t]
+                    g, u = h[:inter], h[inter:]
+                    out[t] += inp["topk_w"][t, slot] * (w2[e] @ act_quant(g / (1 + np.exp(-g)) * u))
+            return out
+        # AITer checks this kernel (bf16 X, quantised inside it) against torch_moe_blockscale fed with X quantised
+        # per 1x128 (csrc/ck_gemm_moe_2stages_codegen/gemm_moe_tune.py, the xbf16 tasks: a1_qt, a1_scale), at
+        # op_tests/test_moe_blockscale.py's checkAllclose(rtol=0.05, atol=0.05).
+        xq = quantize_blocks(x)
+        # The kernel's numerics (its code: amax/240 scale, v_cvt_pk_fp8_f32): also the activation quantised per
+        # 1x128 before the down GEMM. Evidence, not the verdict.
+        return {"O": (moe(xq, lambda a: a), 0.05, 0.05), "O@model": (moe(xq, quantize_blocks), 0.05, 0.05)}
 
     return Case(name, co, kernel, f"fmoe g1u1 silu, bf16 x, fp8 128x128-block weights, tokens {tokens}, dim {dim}, "
-                f"inter {inter}, experts {experts}, topk {topk}", build, reference)
+                f"inter {inter}, experts {experts}, topk {topk}", build, reference, **case_options)
 
+
+CO_16X128 = "gfx942/fmoe/silu/fmoe_bf16_a16_blockscaleFp8_g1u1_vs_silu_1tg_16x128_pf3.co"
+KERNEL_16X128 = "_ZN5aiter55fmoe_bf16_a16_blockscaleFp8_g1u1_vs_silu_1tg_16x128_pf3E"
+CO_16X256 = "gfx942/fmoe/silu/fmoe_bf16_a16_blockscaleFp8_g1u1_vs_silu_1tg_16x256.co"
+KERNEL_16X256 = "_ZN5aiter51fmoe_bf16_a16_blockscaleFp8_g1u1_vs_silu_1tg_16x256E"
+SHAPE = dict(tokens=8, dim=256, inter=256, experts=4, topk=2)
+# 16x256's waves exchange the quantised X chunk through LDS with no s_barrier between a wave's ds_write_b128 (0x3458)
+# and another wave's ds_read_b128 of it (0x3538): correct on hardware only while the four waves stay within about
+# 40 instructions of each other, which waves released by one barrier do. The emulator's default schedule (each wave
+# until its next barrier) runs wave 0 past the read before wave 1 writes.
+RACE = ("LDS race between waves (ds_write_b128 at 0x3458, ds_read_b128 at 0x3538, no s_barrier between: "
+        "case fmoe_a16_blockscale_16x256_races); waves run one instruction each in turn, as waves released by one "
+        "barrier do on hardware")
 
 CASES = [
-    fmoe_blockscale_case("fmoe_a16_blockscale_16x128", "gfx942/fmoe/silu/fmoe_bf16_a16_blockscaleFp8_g1u1_vs_silu_1tg_16x128_pf3.co",
-                         "_ZN5aiter55fmoe_bf16_a16_blockscaleFp8_g1u1_vs_silu_1tg_16x128_pf3E", tokens=8, dim=256,
-                         inter=256, experts=4, topk=2),
-    fmoe_blockscale_case("fmoe_a16_blockscale_16x256", "gfx942/fmoe/silu/fmoe_bf16_a16_blockscaleFp8_g1u1_vs_silu_1tg_16x256.co",
-                         "_ZN5aiter51fmoe_bf16_a16_blockscaleFp8_g1u1_vs_silu_1tg_16x256E", tokens=8, dim=256,
-                         inter=256, experts=4, topk=2, sub_gu=256),
+    fmoe_blockscale_case("fmoe_a16_blockscale_16x128", CO_16X128, KERNEL_16X128, **SHAPE),
+    # the same object with the 225 waits `asmevo check` finds missing inserted: what it computes once its loads land
+    fmoe_blockscale_case("fmoe_a16_blockscale_16x128_waited", CO_16X128, KERNEL_16X128, **SHAPE, add_waits=True),
+    fmoe_blockscale_case("fmoe_a16_blockscale_16x256", CO_16X256, KERNEL_16X256, **SHAPE, sub_gu=256,
+                         schedule="interleaved", why=RACE),
+    fmoe_blockscale_case("fmoe_a16_blockscale_16x256_races", CO_16X256, KERNEL_16X256, **SHAPE, sub_gu=256,
+                         lds_races=True),
 ]

@@ -29,27 +29,38 @@ def random_e4m3fnuz(rng, shape, max_exp=9):
     return b.astype(np.uint8)
 
 
-def _finite(decode):
-    v = decode(np.arange(256))
-    return np.unique(v[~np.isnan(v)])
+def _finite_codes(decode):
+    """The format's finite values in increasing order, each with its code (one code per value: +0, not -0)."""
+    values, codes = [], []
+    for b in range(256):
+        v = float(decode(np.array([b]))[0])
+        if not np.isnan(v) and v not in values:
+            values.append(v)
+            codes.append(b)
+    order = np.argsort(values, kind="stable")
+    return np.array(values)[order], np.array(codes)[order]
 
 
-_FINITE = _finite(decode_e4m3fnuz)
-_FINITE_FN = _finite(decode_e4m3fn)
+_FINITE_CODES = _finite_codes(decode_e4m3fnuz)
+_FINITE_CODES_FN = _finite_codes(decode_e4m3fn)
 
 
-def round_e4m3fnuz(x, finite=_FINITE):
-    """x rounded to the nearest fp8 e4m3fnuz value (ties to the value of smaller magnitude; saturating)."""
+def round_e4m3fnuz(x, finite_codes=_FINITE_CODES):
+    """x rounded to the nearest fp8 value (e4m3fnuz, or the format of `finite_codes`), ties to the even code
+    (mantissa LSB 0), as v_cvt_pk_fp8_f32 rounds (round to nearest even); saturating. Ties are common: bf16
+    inputs times an f32 scale often land exactly on a midpoint."""
+    finite, codes = finite_codes
     x = np.asarray(x, dtype=np.float64)
     i = np.clip(np.searchsorted(finite, x), 1, len(finite) - 1)
     lo, hi = finite[i - 1], finite[i]
-    return np.where(np.abs(x - lo) <= np.abs(hi - x), lo, hi)
+    dlo, dhi = np.abs(x - lo), np.abs(hi - x)
+    return np.where(dlo < dhi, lo, np.where(dhi < dlo, hi, np.where(codes[i - 1] & 1, hi, lo)))
 
 
 def quantize_rowmax(x, fn=False):
     """Per-row fp8 quantisation as AITer's kernels do it: scale so |row| max is the format's max (240 fnuz,
     448 fn), round, scale back."""
-    top, finite = (448.0, _FINITE_FN) if fn else (240.0, _FINITE)
+    top, finite = (448.0, _FINITE_CODES_FN) if fn else (240.0, _FINITE_CODES)
     m = np.abs(x).max(axis=-1, keepdims=True)
     m = np.where(m == 0, 1, m)
     return round_e4m3fnuz(x / m * top, finite) * m / top
