@@ -8,6 +8,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -46,10 +47,18 @@ class Machine {
   z3::expr load_byte(const z3::expr& address, Space space = Global);
   void store_byte(const z3::expr& guard, const z3::expr& address, const z3::expr& byte, Space space = Global) {
     writes_.push_back({guard, address, byte, space});
+    ++writes_in_[space];
     mem_written_ = true;
     space_written_[space] = true;
   }
   bool space_written(Space s) const { return space_written_[s]; }
+  // The cost bound: a load of `bytes` bytes (one lane) is about to be built through every earlier
+  // byte write of its space, `bytes x writes` links (an address compare and an ite each). Throws
+  // Unsupported (UNKNOWN) BEFORE building when the window's total would pass `max_memory_links`:
+  // Z3 spends minutes building and freeing such chains, outside the solver's timeout.
+  void reserve_load(unsigned bytes, Space space);
+  uint64_t memory_links() const { return *memory_links_; }
+  uint64_t max_memory_links = UINT64_MAX;
   // The workgroup's LDS allocation in bytes (a free variable both windows share): an LDS dword at
   // or past it reads 0 and is not written (emu/semantics/ds.cpp).
   z3::expr lds_size() const { return c_.bv_const("lds_size", 64); }
@@ -86,6 +95,9 @@ class Machine {
     Space space;
   };
   bool space_written_[kSpaces] = {};
+  uint64_t writes_in_[kSpaces] = {};
+  // Shared by the copies run_paths makes at branches: the bound is on the whole window's terms.
+  std::shared_ptr<uint64_t> memory_links_ = std::make_shared<uint64_t>(0);
   std::vector<ByteWrite> writes_;
   std::set<unsigned> s_written_, v_written_;
   bool scc_written_ = false, mem_written_ = false;

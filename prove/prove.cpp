@@ -320,6 +320,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
   Machine m0(c), m1(c);
   for (Machine* m : {&m0, &m1}) {
     m->flush_f32 = ((opt.mode_bits >> 4) & 3) == 0, m->round_mode = opt.mode_bits & 0xf;
+    m->max_memory_links = opt.max_memory_links;
     if (const LiveInState* ctx = opt.context) {
       for (unsigned i = 0; i < emu::kNumScalarRegs && i < ctx->s.size(); ++i)
         if (i != emu::kNullSgpr) m->preset_sgpr(i, ctx->s[i]);

@@ -38,9 +38,15 @@ struct LiveInState {
   std::set<std::pair<unsigned, unsigned>> free;  // (VGPR, lane)
 };
 
+inline constexpr uint64_t kMaxMemoryLinks = 16384;
+
 struct ProofOptions {
   unsigned timeout_ms = 2000;  // per solver query
   unsigned budget_ms = 10000;  // all queries of one proof together (then UNKNOWN)
+  // Load-byte x store-byte links a window's memory chains may hold (Machine::reserve_load): past
+  // it the proof is UNKNOWN before the terms are built, since building and freeing them is not
+  // under the solver's timeout.
+  uint64_t max_memory_links = kMaxMemoryLinks;
   uint32_t mode_bits = 0;      // the kernel's MODE register at entry (f32 denormal flush, rounding; concrete re-runs)
   const LiveInState* context = nullptr;  // fixed live-in registers (null: all free)
   // prove_edit: the window runs on past the edit to the end of its basic block (up to its branch or

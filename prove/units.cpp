@@ -44,6 +44,15 @@ void Machine::set_vgpr(unsigned reg, unsigned lane, const z3::expr& v) {
   v_.at(reg)[lane] = v.simplify();
   v_written_.insert(reg);
 }
+void Machine::reserve_load(unsigned bytes, Space space) {
+  const uint64_t links = uint64_t{bytes} * writes_in_[space];
+  if (*memory_links_ + links > max_memory_links)
+    throw Unsupported{fmt::format("memory chain exceeds the limit of {} load-byte x store-byte links ({} built; the next {}-byte "
+                                  "load of {} would add {} through {} stored byte(s)); terms not built",
+                                  max_memory_links, *memory_links_, bytes, space == Lds ? "LDS" : "global memory", links,
+                                  writes_in_[space])};
+  *memory_links_ += links;
+}
 z3::expr Machine::load_byte(const z3::expr& address, Space space) {
   z3::expr r = z3::select(c_.constant(space == Lds ? "lds" : "mem", c_.array_sort(c_.bv_sort(64), c_.bv_sort(8))), address);
   for (const ByteWrite& w : writes_)
@@ -359,6 +368,7 @@ z3::expr lane_address(Machine& m, const ExecInst& in, const Operand& vaddr, cons
 // `bytes` bytes at `addr`, little-endian.
 z3::expr load_bytes(Machine& m, const z3::expr& addr, unsigned bytes, Machine::Space space = Machine::Global) {
   z3::context& c = m.ctx();
+  m.reserve_load(bytes, space);
   z3::expr r = m.load_byte(addr + c.bv_val(bytes - 1, 64), space);
   for (int b = static_cast<int>(bytes) - 2; b >= 0; --b) r = z3::concat(r, m.load_byte(addr + c.bv_val(b, 64), space));
   return r;
