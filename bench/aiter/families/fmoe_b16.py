@@ -101,7 +101,7 @@ def fmoe_b16_case(name, tokens, dim, inter, experts, topk, **case_options):
         return {"O": (exact, 0.01, 100.0), "O@model": (model, 0.01, 1e-3 * float(np.abs(model).max())),
                 "O@silu": (moe(lambda g: g / (1 + np.exp(-g))), 0.01, 100.0)}
 
-    return Case(name, "gfx942/fmoe_b16.co", "fmoe_kernel_func", f"fmoe g1u0 silu, bf16 x and weights, no quantisation, "
+    return Case(name, "gfx942/fmoe_b16.co", "fmoe_kernel_func", f"fmoe g1u0 gelu (tanh form), bf16 x and weights, no quantisation, "
                 f"tokens {tokens}, dim {dim}, inter {inter}, experts {experts}, topk {topk}", build, reference,
                 **case_options)
 
