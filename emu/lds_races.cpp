@@ -34,9 +34,11 @@ void LdsRaceTracker::access(const ExecContext& ctx, const Wave& w, const ExecIns
       kind = write ? "write-after-write" : "read-after-write";
       other = fmt::format("wave {} wrote it with {}", b.writer, describe(ctx, b.write_pc));
     } else if (write && b.read_epoch == now && (b.readers & ~(1u << me))) {
-      unsigned reader = static_cast<unsigned>(__builtin_ctz(b.readers & ~(1u << me)));
+      // readers holds another wave, so when the last reader is this wave the earlier one is that other wave.
+      const bool last_is_other = b.reader != me;
       kind = "write-after-read";
-      other = fmt::format("wave {} read it with {}", reader, describe(ctx, b.read_pc));
+      other = fmt::format("wave {} read it with {}", last_is_other ? b.reader : b.earlier_reader,
+                          describe(ctx, last_is_other ? b.read_pc : b.earlier_read_pc));
     }
     if (kind)
       fail(ctx, w, in,
@@ -48,7 +50,8 @@ void LdsRaceTracker::access(const ExecContext& ctx, const Wave& w, const ExecIns
       b.write_epoch = now, b.writer = static_cast<uint8_t>(me), b.write_pc = index;
     } else {
       if (b.read_epoch != now) b.read_epoch = now, b.readers = 0;
-      b.readers |= static_cast<uint16_t>(1u << me), b.read_pc = index;
+      else if (b.reader != me) b.earlier_reader = b.reader, b.earlier_read_pc = b.read_pc;
+      b.readers |= static_cast<uint16_t>(1u << me), b.reader = static_cast<uint8_t>(me), b.read_pc = index;
     }
   }
 }

@@ -30,9 +30,12 @@ class LdsRaceTracker {
   struct Byte {
     uint32_t write_epoch = 0;  // epoch + 1 of the last write; 0: none
     uint32_t read_epoch = 0;   // epoch + 1 of the reads in `readers`
-    uint32_t write_pc = 0, read_pc = 0;
+    uint32_t write_pc = 0;
+    // The last reader and its instruction, and the last reader before it that is another wave: a race
+    // report names a read of a wave other than the one now writing, with that wave's own instruction.
+    uint32_t read_pc = 0, earlier_read_pc = 0;
     uint16_t readers = 0;      // waves (bit per wave id, < 16) that read it in read_epoch
-    uint8_t writer = 0;
+    uint8_t writer = 0, reader = 0, earlier_reader = 0;
   };
   std::vector<Byte> bytes_;
   uint32_t epoch_ = 0;

@@ -77,6 +77,29 @@ TEST(EmuLdsRaces, MissingBarrierIsNamedAndScheduleDependent) {
   EXPECT_EQ(interleaved[0], 64u);
 }
 
+TEST(EmuLdsRaces, AWriteAfterReadNamesTheOtherWavesOwnRead) {
+  // Both waves read LDS 0, each with its own instruction; then wave 1 writes it. Wave 1 is the last
+  // reader, so the report must name wave 0's read (v10), not wave 1's own (v11).
+  const std::string body = R"(
+  v_mov_b32_e32 v1, 0
+  v_readfirstlane_b32 s2, v0
+  s_cmp_ge_u32 s2, 64
+  s_cbranch_scc1 .Lwave1
+  ds_read_b32 v10, v1
+  s_waitcnt lgkmcnt(0)
+  s_branch .Ldone
+.Lwave1:
+  ds_read_b32 v11, v1
+  s_waitcnt lgkmcnt(0)
+  ds_write_b32 v1, v0
+  s_waitcnt lgkmcnt(0)
+.Ldone:
+)";
+  std::string err = race_error(body);
+  EXPECT_NE(err.find("ds_write_b32 v1, v0: LDS race (write-after-read)"), std::string::npos) << err;
+  EXPECT_NE(err.find("wave 0 read it with 'ds_read_b32 v10, v1'"), std::string::npos) << err;
+}
+
 TEST(EmuLdsRaces, BarrierOrdersTheExchange) {
   for (auto s : {WaveSchedule::InOrder, WaveSchedule::Reverse, WaveSchedule::Interleaved}) {
     auto out = run_two_waves(exchange(true), s, true);
