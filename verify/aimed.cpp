@@ -723,16 +723,9 @@ std::optional<emu::LaunchSpec> with_elements(const emu::LaunchSpec& base, const 
     ++placed;
   }
   if (!placed) return std::nullopt;
-  emu::LaunchSpec run = base;
+  emu::LaunchSpec run = with_bytes(base, std::move(bytes));
   const size_t shape_end = base.label.rfind(", ");
   run.label = (shape_end == std::string::npos ? std::string() : base.label.substr(0, shape_end) + ", ") + label;
-  run.special_variant = -1;
-  for (size_t a = 0; a < bytes.size(); ++a) {
-    if (bytes[a].empty()) continue;
-    run.args[a].init = {};
-    run.args[a].init.kind = emu::InitSpec::Bytes;
-    run.args[a].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes[a]));
-  }
   return run;
 }
 

@@ -11,30 +11,6 @@ using namespace asmevo::movetest;
 
 namespace {
 
-// The first `per_kernel` edits of `move` on each named gfx942 kernel: each checks clean and verifies
-// EQUIVALENT. Returns how many edits were judged; `fired` lists the kernels that had some.
-size_t judge(search::Move& move, const std::vector<std::string>& kernels, size_t per_kernel, std::string& fired) {
-  size_t n = 0;
-  for (const corpus::Kernel& k : corpus::kernels("gfx942", kernels)) {
-    auto k0 = load(k.code_object);
-    auto p = program::Program::recover(k0);
-    auto edits = propose_whole(move, p, k.name);
-    if (edits.size() > per_kernel) edits.resize(per_kernel);
-    if (edits.empty()) continue;
-    fired += k.name + " ";
-    const std::string spec = asmevo::testing::spec_without_perf(k.spec);
-    std::cout << "[" << move.name() << "] " << k.name << ": " << edits[0].description << "\n" << edits[0].diff();
-    for (const search::Edit& e : edits) {
-      ++n;
-      auto k1 = rebuilt(search::apply_edit(p, e), "k1.co");
-      auto report = checked(k1, k.name);
-      EXPECT_TRUE(report.clean()) << k.label() << "\n" << e.description << "\n" << e.diff() << report.to_text();
-      EXPECT_EQ(verdict(k0, k1, spec), verify::Verdict::Equivalent) << k.label() << "\n" << e.description << "\n" << e.diff();
-    }
-  }
-  return n;
-}
-
 // The refusal reason of every DS cross-lane read of `kernel` (gfx942), in line order.
 std::vector<std::string> refusals(const corpus::Kernel& k) {
   auto p = program::Program::recover(load(k.code_object));
@@ -53,7 +29,7 @@ std::vector<std::string> refusals(const corpus::Kernel& k) {
 TEST(DppPermuteTest, XorButterfliesBecomeDppAndVerifyEquivalent) {
   auto move = search::make_dpp_permute_move();
   std::string fired;
-  const size_t n = judge(*move, {"rmsnorm_f16", "log_softmax_rows_f32", "layernorm_f32"}, 2, fired);
+  const size_t n = judge_edits(*move, {"rmsnorm_f16", "log_softmax_rows_f32", "layernorm_f32"}, 2, &fired);
   EXPECT_EQ(fired, "rmsnorm_f16 log_softmax_rows_f32 layernorm_f32 ");
   std::cout << "dpp-permute fired on: " << fired << "\n";
   EXPECT_GE(n, 5u);
@@ -80,7 +56,7 @@ TEST(DppPermuteTest, RefusesShflDownTreesAndCrossRowSwaps) {
 TEST(PkMathTest, PairsBecomePackedAndVerifyEquivalent) {
   auto move = search::make_pk_math_move();
   std::string fired;
-  const size_t n = judge(*move, {"sigmoid_f32_vec4", "vector_add_kernel", "gelu_add_kernel", "layernorm_kernel"}, 2, fired);
+  const size_t n = judge_edits(*move, {"sigmoid_f32_vec4", "vector_add_kernel", "gelu_add_kernel", "layernorm_kernel"}, 2, &fired);
   std::cout << "pk-math fired on: " << fired << "\n";
   EXPECT_EQ(fired, "sigmoid_f32_vec4 vector_add_kernel gelu_add_kernel layernorm_kernel ");
   EXPECT_GE(n, 5u);

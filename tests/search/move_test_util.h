@@ -66,6 +66,31 @@ inline std::vector<search::Edit> propose_whole(search::Move& move, const program
   return move.propose(ctx);
 }
 
+// The first `per_kernel` edits of `move` on each named gfx942 kernel: each checks clean and verifies
+// EQUIVALENT on the spec's small launches. Returns how many edits were judged; `fired` (if given) lists
+// the kernels that had some.
+inline size_t judge_edits(search::Move& move, const std::vector<std::string>& kernels, size_t per_kernel,
+                          std::string* fired = nullptr) {
+  size_t n = 0;
+  for (const corpus::Kernel& k : corpus::kernels("gfx942", kernels)) {
+    auto k0 = load(k.code_object);
+    auto p = program::Program::recover(k0);
+    auto edits = propose_whole(move, p, k.name);
+    if (edits.size() > per_kernel) edits.resize(per_kernel);
+    if (edits.empty()) continue;
+    if (fired) *fired += k.name + " ";
+    const std::string spec = asmevo::testing::spec_without_perf(k.spec);
+    for (const search::Edit& e : edits) {
+      ++n;
+      auto k1 = rebuilt(search::apply_edit(p, e), "k1.co");
+      auto report = checked(k1, k.name);
+      EXPECT_TRUE(report.clean()) << k.label() << "\n" << e.description << "\n" << e.diff() << report.to_text();
+      EXPECT_EQ(verdict(k0, k1, spec), verify::Verdict::Equivalent) << k.label() << "\n" << e.description << "\n" << e.diff();
+    }
+  }
+  return n;
+}
+
 struct CorpusKernel {
   std::string path, kernel, spec, label;
 };
