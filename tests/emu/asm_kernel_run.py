@@ -1,7 +1,9 @@
 """Assemble one hand-written kernel, run it on AsmEvo's emulator, return its buffers: the tool chain the
-NumPy reference tests share (lowp_reference_test.py, mem_format_reference_test.py, valu_reference_test.py).
+NumPy reference tests share (lowp_reference_test.py, mem_format_reference_test.py, valu_reference_test.py),
+with their command line (tool_args) and result report (report).
 Each test writes its own kernel source (prologue, kernargs); this runs it with u32 buffers in0..in{n-1}
 of 1024 elements read from NumPy arrays and an output buffer `out`, one wave of 64 lanes."""
+import argparse
 import subprocess
 
 import numpy as np
@@ -31,3 +33,23 @@ def assemble_and_run(asmevo, mc, lld, mcpu, folder, source, inputs, inout=(), wh
         raise RuntimeError(f"asmevo run failed: {p.stderr}\n{what}")
     (d / "o" / "run.json").write_text(p.stdout)
     return d / "o"
+
+
+def tool_args(description):
+    """The command line every NumPy reference test takes: the asmevo CLI, the LLVM tools and the input seed."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--asmevo", required=True)
+    ap.add_argument("--llvm-mc", default="llvm-mc-22")
+    ap.add_argument("--ld-lld", default="ld.lld-22")
+    ap.add_argument("--seed", type=int, default=15)
+    return ap.parse_args()
+
+
+def report(results):
+    """Prints each (ok, message) case and the count; the exit status: 1 if any case mismatched."""
+    failed = 0
+    for ok, msg in results:
+        print(("MATCH    " if ok else "MISMATCH ") + msg)
+        failed += not ok
+    print(f"{len(results) - failed} of {len(results)} cases match the NumPy models")
+    return 1 if failed else 0

@@ -14,7 +14,6 @@ MFMA C/D layout (4 rows per register group); the transpose read gives lane i of 
 of the E x 16 tile formed by the 16 lanes' 64-bit reads (E = 64 / element bits). The fp6/fp4 decoding and the
 layouts need hardware confirmation (docs/emulator.md). Exit 0 only if every case matches.
 """
-import argparse
 import math
 import os
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from asm_kernel_run import assemble_and_run
+from asm_kernel_run import assemble_and_run, report, tool_args
 
 sys.dont_write_bytecode = True
 FORMATS = {0: ("fp8", 8), 1: ("bf8", 8), 2: ("fp6", 6), 3: ("bf6", 6), 4: ("fp4", 4)}
@@ -240,12 +239,7 @@ def check_tr(h, rng, bits):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--asmevo", required=True)
-    ap.add_argument("--llvm-mc", default="llvm-mc-22")
-    ap.add_argument("--ld-lld", default="ld.lld-22")
-    ap.add_argument("--seed", type=int, default=15)
-    a = ap.parse_args()
+    a = tool_args(__doc__)
     h = Harness(a.asmevo, a.llvm_mc, a.ld_lld)
     rng = np.random.default_rng(a.seed)
     results = []
@@ -258,12 +252,7 @@ def main():
         results.append(check_mfma(h, rng, 32, fa, fb, False))
     for m, fa, fb in ((16, 0, 0), (16, 4, 2), (32, 1, 0), (32, 3, 4)):
         results.append(check_mfma(h, rng, m, fa, fb, True))
-    failed = 0
-    for ok, msg in results:
-        print(("MATCH    " if ok else "MISMATCH ") + msg)
-        failed += not ok
-    print(f"{len(results) - failed} of {len(results)} cases match the NumPy models")
-    return 1 if failed else 0
+    return report(results)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ emu/semantics):
 Each case assembles a one-wave kernel with llvm-mc-22 / ld.lld-22, runs `asmevo run` on seeded random inputs,
 and compares every output word with the model. Exit 0 only if every case matches.
 """
-import argparse
 import json
 import math
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from asm_kernel_run import assemble_and_run
+from asm_kernel_run import assemble_and_run, report, tool_args
 
 sys.dont_write_bytecode = True
 
@@ -394,12 +393,7 @@ def check_guard_reads(h, rng):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--asmevo", required=True)
-    ap.add_argument("--llvm-mc", default="llvm-mc-22")
-    ap.add_argument("--ld-lld", default="ld.lld-22")
-    ap.add_argument("--seed", type=int, default=15)
-    a = ap.parse_args()
+    a = tool_args(__doc__)
     h = Harness(a.asmevo, a.llvm_mc, a.ld_lld)
     rng = np.random.default_rng(a.seed)
     results = []
@@ -435,12 +429,7 @@ def main():
     results.append(check_lds_dma(h, rng, "gfx950", "dwordx3", 12, False))
     results.append(check_tr_b6(h, rng))
     results.append(check_guard_reads(h, rng))
-    failed = 0
-    for ok, msg in results:
-        print(("MATCH    " if ok else "MISMATCH ") + msg)
-        failed += not ok
-    print(f"{len(results) - failed} of {len(results)} cases match the NumPy models")
-    return 1 if failed else 0
+    return report(results)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ Each case assembles a one-wave kernel (tests/emu/lowp_reference_test.py's harnes
 v[52:67], v[68:83]; v[2:17] stored), runs it with `asmevo run`, and compares every output word with the model.
 What these choices need from hardware is listed in docs/emulator.md. Exit 0 only if every case matches.
 """
-import argparse
 import math
 import os
 import sys
@@ -28,6 +27,7 @@ import numpy as np
 np.seterr(over="ignore", invalid="ignore")  # overflow to infinity is part of the models
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from asm_kernel_run import report, tool_args  # noqa: E402
 from lowp_reference_test import Harness, mx_value  # noqa: E402
 
 # ------------------------------------------------------------------------------------------ format models
@@ -654,12 +654,7 @@ SR = [(s, w, "srone") for s in ("fp8", "bf8") for w in ("f32", "f16", "bf16")] +
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--asmevo", required=True)
-    ap.add_argument("--llvm-mc", default="llvm-mc-22")
-    ap.add_argument("--ld-lld", default="ld.lld-22")
-    ap.add_argument("--seed", type=int, default=15)
-    a = ap.parse_args()
+    a = tool_args(__doc__)
     h950 = Harness(a.asmevo, a.llvm_mc, a.ld_lld, "gfx950")
     h942 = Harness(a.asmevo, a.llvm_mc, a.ld_lld, "gfx942")
     h90a = Harness(a.asmevo, a.llvm_mc, a.ld_lld, "gfx90a")
@@ -695,12 +690,7 @@ def main():
         results.append(check_smfmac(h, rng, arch, mnem, m, k, kind, abid))
     for arch, h in (("gfx90a", h90a), ("gfx950", h950)):
         results.extend(check_small(h, rng, arch))
-    failed = 0
-    for ok, msg in results:
-        print(("MATCH    " if ok else "MISMATCH ") + msg)
-        failed += not ok
-    print(f"{len(results) - failed} of {len(results)} cases match the NumPy models")
-    return 1 if failed else 0
+    return report(results)
 
 
 if __name__ == "__main__":
