@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "agent/agent.h"
 #include "codeobj/code_object.h"
@@ -17,6 +16,7 @@
 #include "search/report.h"
 #include "search/store.h"
 #include "support/error.h"
+#include "support/text.h"
 #include "support/file_io.h"
 
 namespace asmevo::cli {
@@ -64,15 +64,6 @@ CLI::App* add_optimize_command(CLI::App& app, OptimizeCommandOptions& o) {
 }
 
 namespace {
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 std::string with_extension(const std::string& path, const std::string& ext) {
   fs::path p(path);

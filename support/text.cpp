@@ -1,6 +1,7 @@
 #include "support/text.h"
 
 #include <cstdio>
+#include <sstream>
 
 namespace asmevo {
 namespace {
@@ -43,6 +44,15 @@ std::string sanitize_utf8(std::string_view s) {
       ++i;
     }
   }
+  return out;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
   return out;
 }
 

@@ -15,28 +15,15 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
-#include <sstream>
 
 #include "corpus/index/corpus.h"
 #include "search/cascade.h"
 #include "search/move.h"
 #include "support/error.h"
+#include "support/text.h"
 #include "support/file_io.h"
 
 using namespace asmevo;
-
-namespace {
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ','))
-    if (!x.empty()) out.push_back(x);
-  return out;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   std::string arch = "gfx942", moves_arg = "kernarg-preload,barrier-elim,vmcnt-branches,setprio,interleave", only, json_path;
@@ -61,14 +48,14 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    const std::vector<std::string> wanted = split(moves_arg);
+    const std::vector<std::string> wanted = split_commas(moves_arg);
     std::vector<std::unique_ptr<search::Move>> moves;
     for (auto& m : search::make_moves("rules"))
       if (std::find(wanted.begin(), wanted.end(), m->name()) != wanted.end()) moves.push_back(std::move(m));
     if (moves.size() != wanted.size()) throw Error("unknown move in --moves " + moves_arg, "--moves", "name rule moves (docs/search.md)");
     nlohmann::json rows = nlohmann::json::array();
     fmt::print("{:<28} {:<16} {:>11} {:>11} {:>8}  {}\n", "kernel", "move", "K0 µs", "edit µs", "speedup", "stage / edit (all times MODELED on perf launches)");
-    for (const corpus::Kernel& k : corpus::kernels(arch, split(only))) {
+    for (const corpus::Kernel& k : corpus::kernels(arch, split_commas(only))) {
       auto bytes = read_file_bytes(k.code_object);
       auto k0 = codeobj::CodeObject::parse(bytes, k.code_object);
       auto p = program::Program::recover(k0);

@@ -27,13 +27,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "corpus/index/corpus.h"
 #include "search/move.h"
 #include "search/optimizer.h"
 #include "search/store.h"
 #include "support/error.h"
+#include "support/text.h"
 #include "support/file_io.h"
 
 extern char** environ;
@@ -43,15 +43,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ','))
-    if (!x.empty()) out.push_back(x);
-  return out;
-}
 
 struct Settings {
   // Gate with the proof after timing by default: the cascade profile showed the proof at 97 % of a
@@ -88,7 +79,7 @@ json run_kernel(const Settings& st, const corpus::Kernel& k, const std::string& 
   o.kernel_time_s = st.time_s;  // the search's own time: K0's setup and the final re-verification come on top
   o.seed = st.seed;
   o.jobs = st.threads;
-  o.proposers = split(st.proposers);
+  o.proposers = split_commas(st.proposers);
   o.robust_draws = st.robust_draws;
   if (config != "all") o.moves = {config};
   if (st.proof == "late") o.proof = search::CascadeOptions::Proof::Gate, o.prove_winners_only = true;
@@ -322,14 +313,14 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (jobs == 0) throw Error("--jobs must be at least 1", "--jobs", "");
-    std::vector<corpus::Kernel> kernels = corpus::kernels(st.arch, split(only));
+    std::vector<corpus::Kernel> kernels = corpus::kernels(st.arch, split_commas(only));
     if (!set_filter.empty()) {
       if (set_filter != "hip" && set_filter != "kernelbench" && set_filter != "triton")
         throw Error("unknown set '" + set_filter + "'", "--set", "use hip, kernelbench or triton");
       std::erase_if(kernels, [&](const corpus::Kernel& k) { return set_filter != corpus::set_name(k.set); });
     }
     std::vector<std::string> families;
-    for (const std::string& f : split(ablate)) {
+    for (const std::string& f : split_commas(ablate)) {
       search::MoveFilter::parse({"-" + f});  // an unknown family fails now, not in a worker
       families.push_back(f);
     }
