@@ -52,7 +52,7 @@ class Machine {
     space_written_[space] = true;
   }
   bool space_written(Space s) const { return space_written_[s]; }
-  // The cost bound: a load of `bytes` bytes (one lane) is about to be built through every earlier
+  // The cost bound: a load of `bytes` bytes (all its running lanes together) is about to be built through every earlier
   // byte write of its space, `bytes x writes` links (an address compare and an ite each). Throws
   // Unsupported (UNKNOWN) BEFORE building when the window's total would pass `max_memory_links`:
   // Z3 spends minutes building and freeing such chains, outside the solver's timeout.

@@ -365,10 +365,9 @@ z3::expr lane_address(Machine& m, const ExecInst& in, const Operand& vaddr, cons
   if (saddr.kind == Operand::SGPR) return m.sgpr64(saddr.index) + z3::zext(m.vgpr(vaddr.index, l), 32) + off;
   return z3::concat(m.vgpr(vaddr.index + 1, l), m.vgpr(vaddr.index, l)) + off;
 }
-// `bytes` bytes at `addr`, little-endian.
+// `bytes` bytes at `addr`, little-endian. The caller has reserved their links (reserve_lanes).
 z3::expr load_bytes(Machine& m, const z3::expr& addr, unsigned bytes, Machine::Space space = Machine::Global) {
   z3::context& c = m.ctx();
-  m.reserve_load(bytes, space);
   z3::expr r = m.load_byte(addr + c.bv_val(bytes - 1, 64), space);
   for (int b = static_cast<int>(bytes) - 2; b >= 0; --b) r = z3::concat(r, m.load_byte(addr + c.bv_val(b, 64), space));
   return r;
@@ -376,12 +375,21 @@ z3::expr load_bytes(Machine& m, const z3::expr& addr, unsigned bytes, Machine::S
 z3::expr load_dword(Machine& m, const z3::expr& addr) { return load_bytes(m, addr, 4); }
 // A lane whose EXEC bit is known 0 (a concrete context, an s_mov to EXEC): its accesses are not built.
 bool lane_off(Machine& m, unsigned lane) { return m.exec_bit(lane).simplify().is_false(); }
+// Reserves a vector load's links for all its running lanes at once: a load past the limit is
+// refused before any lane's terms are built (building, then freeing, one lane's 16 x 1024 links
+// alone took 1.6 s).
+void reserve_lanes(Machine& m, unsigned bytes_per_lane, Machine::Space space) {
+  unsigned on = 0;
+  for (unsigned l = 0; l < kLanes; ++l) on += !lane_off(m, l);
+  m.reserve_load(bytes_per_lane * on, space);
+}
 
 template <unsigned Dwords> void global_load(Machine& m, const ExecInst& in) {
   if (in.mods.lds || in.mods.tfe) throw Unsupported{"global load to LDS / tfe"};
   m.touched_memory = true;
   const Operand saddr = in.nsrc > 1 ? in.src[1] : Operand{};
   std::vector<std::vector<z3::expr>> data(Dwords);
+  reserve_lanes(m, 4 * Dwords, Machine::Global);
   for (unsigned l = 0; l < kLanes; ++l) {
     if (lane_off(m, l)) {
       for (unsigned d = 0; d < Dwords; ++d) data[d].push_back(m.vgpr(in.dst[0].index + d, l));
@@ -418,6 +426,7 @@ template <unsigned Dwords> void scalar_load(Machine& m, const ExecInst& in) {
   if (in.nsrc > 1) off = off + (bits_of(m, in.src[1], 64, -1) & c.bv_val(uint64_t{0xffffffffu}, 64));
   const z3::expr addr = ((m.sgpr64(in.src[0].index) + off) & c.bv_val(~uint64_t{3}, 64)).simplify();
   std::vector<z3::expr> data;
+  m.reserve_load(4 * Dwords, Machine::Global);
   for (unsigned d = 0; d < Dwords; ++d) data.push_back(load_dword(m, addr + c.bv_val(4 * d, 64)));
   for (unsigned d = 0; d < Dwords; ++d) m.set_sgpr(in.dst[0].index + d, data[d]);
 }
@@ -451,6 +460,7 @@ template <unsigned Bytes, bool Signed = false> void ds_read(Machine& m, const Ex
   check_ds(m, in);
   constexpr unsigned n = Bytes >= 4 ? Bytes / 4 : 1;
   std::vector<std::vector<z3::expr>> data(n);
+  reserve_lanes(m, Bytes >= 4 ? 4 * n : Bytes, Machine::Lds);
   for (unsigned l = 0; l < kLanes; ++l) {
     if (lane_off(m, l)) {
       for (unsigned d = 0; d < n; ++d) data[d].push_back(m.vgpr(in.dst[0].index + d, l));
@@ -473,6 +483,7 @@ template <unsigned Bytes, unsigned Stride> void ds_read2(Machine& m, const ExecI
   constexpr unsigned n = Bytes / 4;
   const uint64_t o0 = static_cast<uint64_t>(in.mods.offset) * Bytes * Stride, o1 = static_cast<uint64_t>(in.mods.offset1) * Bytes * Stride;
   std::vector<std::vector<z3::expr>> data(2 * n);
+  reserve_lanes(m, 2 * 4 * n, Machine::Lds);
   for (unsigned l = 0; l < kLanes; ++l)
     for (unsigned d = 0; d < n; ++d) {
       if (lane_off(m, l)) {
@@ -516,6 +527,7 @@ template <unsigned Bytes, bool Signed> void global_load_sub(Machine& m, const Ex
   m.touched_memory = true;
   const Operand saddr = in.nsrc > 1 ? in.src[1] : Operand{};
   std::vector<std::vector<z3::expr>> data(1);
+  reserve_lanes(m, Bytes, Machine::Global);
   for (unsigned l = 0; l < kLanes; ++l) {
     if (lane_off(m, l)) {
       data[0].push_back(m.vgpr(in.dst[0].index, l));
