@@ -22,6 +22,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_widen_move());
     moves.push_back(make_dpp_permute_move());
     moves.push_back(make_pk_math_move());
+    moves.push_back(make_lds_swizzle_move());
     moves.push_back(make_dead_code_move());
     moves.push_back(make_nop_minimize_move());
     moves.push_back(make_register_compact_move());

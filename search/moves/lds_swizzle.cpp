@@ -1,0 +1,414 @@
+// Move: LDS swizzle. Every LDS access of the kernel goes to π(address) instead of its address, where
+//   π(a) = a XOR (((a >> s) & 3) << 4),  s in {6, 7, 8}
+// permutes the four 16-byte chunks of each 64-byte block by two higher address bits. A tile read
+// down a column (lane t reads row t of a 64-byte-stride tile: `Ws[tx][k]` in the KernelBench-style
+// X·Wᵀ GEMMs, four lanes of every ds_read_b128 phase on the same four banks) then spreads over all
+// banks; the model charges LDS by the busiest bank per phase (timing/trace.cpp, S11's measured
+// phases), so the conflict-free layout shortens the LDS pipe's occupancy.
+//
+// Why every launch: π is a bijection of addresses (an involution: the bits it XORs in, s and s+1,
+// are >= 6 and are not changed) that maps each 16-byte chunk onto one 16-byte chunk, keeping the
+// byte order, and each 64-byte block onto itself. So, provided
+//   * every LDS access of the kernel is a single-address DS read/write the move rewrites (no FLAT,
+//     which may address the LDS aperture, no LDS DMA, no read2/write2, atomics, addtid or GDS ops;
+//     ds_bpermute/ds_permute/ds_swizzle touch no LDS memory and stay), and the kernel calls nothing;
+//   * each access lies inside one 16-byte chunk for every lane: its address register's known low
+//     zero bits and its offset show (address mod 16) + width <= 16;
+//   * the address register plus offset stays below 2^32 (a known bound on the register), so the
+//     hoisted 32-bit sum is the address the DS unit forms;
+//   * the LDS allocation is a multiple of 64 bytes (the static size is checked; the hardware
+//     allocates LDS in granules of 128 dwords, AMDGPUUsage compute_pgm_rsrc2.LDS_SIZE), so an
+//     access is in range after π exactly when it was before;
+// every LDS byte the original stores or loads at logical address a is stored or loaded at π(a)
+// instead, and each load returns what the original's returned. LDS starts undefined and dies with
+// the workgroup, so the layout is not observable.
+// The new address of each (register r, offset o) is computed once, right after the one definition
+// of r that every path to the access passes last (so r holds the same value, in every lane, at the
+// access): v_add o, r; three VALU ops for π, into a register the kernel never used, under a full
+// EXEC (saved and restored in a fresh SGPR pair) so that every lane the access may run holds it.
+// The known bits come from the definitions reaching the register (shifts, masks, adds, bfe, the
+// packed work-item id in v0); a definition that may run under a narrowed EXEC does not hide older
+// ones, and the kernel's EXEC writes must only narrow or restore (no s_or_saveexec with constants,
+// as whole-wave code does).
+// Refused (no edit): any of the above failing; no LDS access in the window.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "search/moves/lds_swizzle.h"
+#include "search/moves/moves.h"
+#include "search/moves/probe.h"
+#include "support/error.h"
+
+namespace asmevo::search {
+namespace {
+
+using program::RegFile;
+using program::RegRange;
+
+constexpr uint64_t kU32Max = 0xffffffffull;
+constexpr size_t kEntry = static_cast<size_t>(-1);  // "the value on kernel entry"
+
+// Bytes of the single-address DS accesses the move rewrites; 0: touches no LDS memory; nullopt:
+// an LDS access it cannot rewrite.
+std::optional<unsigned> ds_width(const std::string& m) {
+  static const std::map<std::string, unsigned> kWidths = {
+      {"ds_read_b32", 4},   {"ds_read_b64", 8},    {"ds_read_b96", 12},   {"ds_read_b128", 16}, {"ds_read_u8", 1},
+      {"ds_read_i8", 1},    {"ds_read_u16", 2},    {"ds_read_i16", 2},    {"ds_write_b8", 1},   {"ds_write_b16", 2},
+      {"ds_write_b32", 4},  {"ds_write_b64", 8},   {"ds_write_b96", 12},  {"ds_write_b128", 16},
+      {"ds_bpermute_b32", 0}, {"ds_permute_b32", 0}, {"ds_swizzle_b32", 0}, {"ds_nop", 0}};
+  auto it = kWidths.find(m);
+  if (it == kWidths.end()) return std::nullopt;
+  return it->second;
+}
+
+struct Access {
+  size_t line = 0;
+  unsigned width = 0;
+  bool write = false;
+  std::string data;  // destination (read) or data (write) operand text
+  unsigned addr = 0; // address VGPR
+  unsigned offset = 0;
+};
+
+// "ds_read_b128 v[40:43], v10 offset:48" / "ds_write_b32 v5, v12": nullopt for other modifiers.
+std::optional<Access> parse_access(const program::Instruction& in, size_t line, unsigned width) {
+  std::string rest = in.text.substr(in.mnemonic.size());
+  std::replace(rest.begin(), rest.end(), ',', ' ');
+  std::vector<std::string> tok;
+  std::stringstream ss(rest);
+  for (std::string t; ss >> t;) tok.push_back(t);
+  Access a;
+  a.line = line, a.width = width, a.write = in.mnemonic.starts_with("ds_write");
+  if (tok.size() == 3 && tok[2].starts_with("offset:")) {
+    a.offset = static_cast<unsigned>(std::stoul(tok[2].substr(7)));
+    tok.pop_back();
+  }
+  if (tok.size() != 2) return std::nullopt;
+  auto addr = program::parse_reg(a.write ? tok[0] : tok[1]);
+  if (!addr || addr->file != RegFile::VGPR || addr->count != 1) return std::nullopt;
+  a.addr = addr->first;
+  a.data = a.write ? tok[1] : tok[0];
+  return a;
+}
+
+// What is known of a 32-bit value in every lane: its trailing zero bits and an upper bound.
+struct Bits {
+  unsigned tz = 0;
+  uint64_t max = kU32Max;
+  static Bits constant(uint64_t v) { v &= kU32Max; return {v ? static_cast<unsigned>(__builtin_ctzll(v)) : 32u, v}; }
+  static Bits meet(const Bits& a, const Bits& b) { return {std::min(a.tz, b.tz), std::max(a.max, b.max)}; }
+};
+
+class Analysis {
+ public:
+  Analysis(const program::Program& p, const program::Function& f) : p_(p), f_(f) {
+    const RegRange exec{RegFile::EXEC, 0, 2};
+    block_of_.assign(f.end, 0);
+    for (size_t b = 0; b < f.blocks.size(); ++b)
+      for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i) block_of_[i] = b;
+    // Lines no EXEC write can precede: a definition there writes every lane the kernel runs.
+    std::vector<bool> narrowed_in(f.blocks.size(), false);
+    exec_prefix_.assign(f.end, false);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t b = 0; b < f.blocks.size(); ++b) {
+        bool n = narrowed_in[b];
+        for (size_t i = f.blocks[b].first; i <= f.blocks[b].last && !n; ++i) {
+          const program::Line& l = p.text_line(i);
+          n = l.kind == program::Line::Instr && l.inst && l.inst->writes(exec);
+        }
+        for (size_t s : f.blocks[b].succs)
+          if (n && !narrowed_in[s]) narrowed_in[s] = changed = true;
+      }
+    }
+    for (size_t b = 0; b < f.blocks.size(); ++b) {
+      bool n = narrowed_in[b];
+      for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i) {
+        exec_prefix_[i] = !n;
+        const program::Line& l = p.text_line(i);
+        if (l.kind == program::Line::Instr && l.inst && l.inst->writes(exec)) n = true;
+      }
+    }
+  }
+
+  // The definitions of `reg` the value at `line` may come from (kEntry: the kernel's entry value).
+  // With `through_partial`, a definition that may run under a narrowed EXEC does not hide older ones.
+  std::set<size_t> reaching(size_t line, const RegRange& reg, bool through_partial) const {
+    std::set<size_t> out;
+    std::set<size_t> visited;  // blocks scanned from their end
+    std::vector<std::pair<size_t, size_t>> todo;  // (block, scan from this line down to the block's first)
+    const size_t b0 = block_of_[line];
+    if (line > f_.blocks[b0].first) todo.push_back({b0, line - 1});
+    else push_preds(b0, todo, visited, out);
+    while (!todo.empty()) {
+      auto [b, from] = todo.back();
+      todo.pop_back();
+      bool stopped = false;
+      for (size_t i = from + 1; i-- > f_.blocks[b].first;) {
+        const program::Line& l = p_.text_line(i);
+        if (l.kind != program::Line::Instr || !l.inst || !l.inst->writes(reg)) continue;
+        out.insert(i);
+        if (!through_partial || exec_prefix_[i]) { stopped = true; break; }
+      }
+      if (!stopped) push_preds(b, todo, visited, out);
+    }
+    return out;
+  }
+
+  // Known bits of `reg` (one VGPR or SGPR) as read by `line`.
+  Bits value(size_t line, const RegRange& reg, unsigned depth = 0) const {
+    if (depth > 8 || reg.count != 1) return {};
+    std::optional<Bits> b;
+    for (size_t d : reaching(line, reg, true)) {
+      Bits x = d == kEntry ? entry(reg) : defined(d, reg, depth);
+      b = b ? Bits::meet(*b, x) : x;
+    }
+    return b.value_or(Bits{});
+  }
+
+  bool exec_writes_only_narrow_or_restore() const {
+    const RegRange exec{RegFile::EXEC, 0, 2};
+    for (size_t i = f_.begin; i < f_.end; ++i) {
+      const program::Line& l = p_.text_line(i);
+      if (l.kind != program::Line::Instr || !l.inst || !l.inst->writes(exec)) continue;
+      const program::Instruction& in = *l.inst;
+      const std::string& m = in.mnemonic;
+      if (m == "s_and_saveexec_b64" || m == "s_andn2_saveexec_b64") continue;  // exec & x
+      const bool restore = m == "s_or_b64" || m == "s_mov_b64" || m == "s_xor_b64";
+      const bool narrow = m == "s_and_b64" || m == "s_andn2_b64";
+      if (!restore && !narrow) return false;
+      // exec & x narrows; the source of a restore must hold an EXEC a saveexec saved (a subset of the
+      // entry EXEC, by induction).
+      if (narrow && !in.reads(exec)) return false;
+      for (const program::Operand& o : in.operands) {
+        if (o.is_def) continue;
+        if (o.kind != program::Operand::Reg) return false;
+        if (o.reg.file == RegFile::EXEC) continue;
+        if (narrow) continue;
+        if (o.reg.file != RegFile::SGPR || o.reg.count != 2) return false;
+        for (size_t d : reaching(i, o.reg, false)) {
+          if (d == kEntry) return false;
+          const program::Instruction* di = p_.text_line(d).inst ? &*p_.text_line(d).inst : nullptr;
+          if (!di || !(di->mnemonic == "s_and_saveexec_b64" || di->mnemonic == "s_andn2_saveexec_b64" ||
+                       (di->mnemonic == "s_xor_b64" && di->reads(RegRange{RegFile::EXEC, 0, 2}))))
+            return false;
+        }
+      }
+    }
+    return true;
+  }
+
+ private:
+  void push_preds(size_t b, std::vector<std::pair<size_t, size_t>>& todo, std::set<size_t>& visited, std::set<size_t>& out) const {
+    if (b == 0) out.insert(kEntry);
+    for (size_t pb : f_.blocks[b].preds)
+      if (visited.insert(pb).second) todo.push_back({pb, f_.blocks[pb].last});
+  }
+
+  static Bits entry(const RegRange& reg) {
+    // gfx90a+ pack the work-item ids in v0: x in bits 0-9, y in 10-19, z in 20-29 (AMDGPUUsage).
+    if (reg.file == RegFile::VGPR && reg.first == 0) return {0, (1ull << 30) - 1};
+    return {};
+  }
+
+  Bits operand(size_t line, const program::Operand& o, unsigned depth) const {
+    if (o.kind == program::Operand::Imm) return Bits::constant(static_cast<uint64_t>(o.imm));
+    if (o.kind == program::Operand::Reg && (o.reg.file == RegFile::VGPR || o.reg.file == RegFile::SGPR)) return value(line, o.reg, depth + 1);
+    return {};
+  }
+
+  Bits defined(size_t d, const RegRange& reg, unsigned depth) const {
+    const program::Line& l = p_.text_line(d);
+    if (!l.inst) return {};
+    const program::Instruction& in = *l.inst;
+    std::vector<const program::Operand*> src;
+    const program::Operand* dst = nullptr;
+    for (const program::Operand& o : in.operands) {
+      if (!o.is_def) src.push_back(&o);
+      else if (!dst) dst = &o;
+    }
+    if (!dst || dst->kind != program::Operand::Reg || dst->reg.file != reg.file || dst->reg.first != reg.first || dst->reg.count != 1) return {};
+    std::string m = in.mnemonic;
+    for (const char* suffix : {"_e32", "_e64"})
+      if (m.ends_with(suffix)) m.resize(m.size() - 4);
+    auto arg = [&](size_t k) { return k < src.size() ? operand(d, *src[k], depth) : Bits{}; };
+    auto imm = [&](size_t k) -> std::optional<uint64_t> {
+      if (k < src.size() && src[k]->kind == program::Operand::Imm) return static_cast<uint64_t>(src[k]->imm) & kU32Max;
+      return std::nullopt;
+    };
+    auto shl = [](Bits a, uint64_t s) -> Bits {
+      if (s >= 32) return Bits::constant(0);
+      Bits r{std::min(32u, a.tz + static_cast<unsigned>(s)), a.max << s};
+      if (r.max > kU32Max) r.max = kU32Max;
+      return r;
+    };
+    auto add = [](Bits a, Bits b) -> Bits {
+      Bits r{std::min(a.tz, b.tz), a.max + b.max};
+      if (r.max > kU32Max) r.max = kU32Max;  // may wrap: the low zero bits stay
+      return r;
+    };
+    if (m == "v_mov_b32" || m == "s_mov_b32") return arg(0);
+    if (m == "v_lshlrev_b32" && imm(0)) return shl(arg(1), *imm(0));
+    if (m == "s_lshl_b32" && imm(1)) return shl(arg(0), *imm(1));
+    if (m == "v_add_u32" || m == "s_add_u32" || m == "v_or_b32" || m == "s_or_b32") return add(arg(0), arg(1));
+    if (m == "v_and_b32" || m == "s_and_b32") {
+      Bits a = arg(0), b = arg(1);
+      return {std::max(a.tz, b.tz), std::min(a.max, b.max)};
+    }
+    if (m == "v_bfe_u32" && imm(2)) return {0, *imm(2) >= 32 ? kU32Max : (1ull << *imm(2)) - 1};
+    if ((m == "v_lshl_add_u32" || m == "v_lshl_or_b32") && imm(1)) return add(shl(arg(0), *imm(1)), arg(2));
+    if (m == "v_add_lshl_u32" && imm(2)) return shl(add(arg(0), arg(1)), *imm(2));
+    return {};
+  }
+
+  const program::Program& p_;
+  const program::Function& f_;
+  std::vector<size_t> block_of_;
+  std::vector<bool> exec_prefix_;
+};
+
+bool is_vector_alu(const program::Instruction& in) {
+  return in.cls == program::InstClass::VALU || in.cls == program::InstClass::VOP3P;
+}
+
+// What the edit needs: the accesses, and the (definition, register, offset) of each hoisted address.
+struct Plan {
+  std::vector<Access> accesses;
+  std::vector<std::tuple<size_t, unsigned, unsigned>> hoisted;
+  std::vector<unsigned> slot_of;  // per access, its hoisted address
+};
+
+// The plan, or why there is none (`why`).
+std::optional<Plan> plan(const program::Program& p, const std::string& kernel, std::string& why) {
+  const program::Function& f = kernel_function(p, kernel);
+  auto refuse = [&](std::string reason) -> std::optional<Plan> {
+    why = std::move(reason);
+    return std::nullopt;
+  };
+  if (!f.callees.empty()) return refuse("the kernel calls functions");
+  if (const uint32_t lds = p.kernel_descriptor(kernel).group_segment_fixed_size; lds % 64)
+    return refuse(fmt::format("the static LDS size {} is not a multiple of 64 bytes", lds));
+  Plan plan;
+  for (size_t i = f.begin; i < f.end; ++i) {
+    const program::Line& l = p.text_line(i);
+    if (l.kind != program::Line::Instr) continue;
+    if (!l.inst) return refuse(fmt::format("line {} is not decoded (it might access LDS)", i));
+    const program::Instruction& in = *l.inst;
+    const std::string& m = in.mnemonic;
+    if (in.cls == program::InstClass::FLAT) return refuse(fmt::format("{} may address LDS through the flat aperture", in.text));
+    if (m.find("_lds") != m.npos || in.text.find(" lds") != std::string::npos) return refuse(fmt::format("{} writes LDS by DMA", in.text));
+    if (!m.starts_with("ds_")) continue;
+    auto w = ds_width(m);
+    if (!w) return refuse(fmt::format("{}: not a single-address LDS read or write", in.text));
+    if (*w == 0) continue;
+    auto a = parse_access(in, i, *w);
+    if (!a) return refuse(fmt::format("{}: an operand or modifier the move does not rewrite", in.text));
+    plan.accesses.push_back(*a);
+  }
+  if (plan.accesses.empty()) return refuse("no LDS access");
+  Analysis an(p, f);
+  if (!an.exec_writes_only_narrow_or_restore()) return refuse("an EXEC write that may enable lanes (not a saveexec narrowing or its restore)");
+
+  // Per access: the one definition of its address register every path passes last, and the proof
+  // that the access stays in one 16-byte chunk below 2^32.
+  std::map<std::pair<size_t, std::pair<unsigned, unsigned>>, unsigned> slot;  // (def, (reg, offset)) -> index
+  for (const Access& a : plan.accesses) {
+    const std::string& text = p.text_line(a.line).inst->text;
+    const RegRange r{RegFile::VGPR, a.addr, 1};
+    auto defs = an.reaching(a.line, r, false);
+    if (defs.size() != 1 || *defs.begin() == kEntry) return refuse(fmt::format("{}: its address has no single last definition", text));
+    const size_t d = *defs.begin();
+    const program::Line& dl = p.text_line(d);
+    if (!dl.inst || !is_vector_alu(*dl.inst))
+      return refuse(fmt::format("{}: its address comes from {}, not a VALU result", text, dl.inst ? dl.inst->text : dl.text));
+    const Bits b = an.value(a.line, r);
+    if (b.max + a.offset > kU32Max) return refuse(fmt::format("{}: no bound keeps the address below 2^32", text));
+    const unsigned tz = std::min(b.tz, 4u);
+    const unsigned worst = (16 - (1u << tz)) + (a.offset % (1u << tz));  // largest address mod 16
+    if (worst + a.width > 16)
+      return refuse(fmt::format("{}: the address is known {}-byte aligned only: the access may straddle 16-byte chunks", text, 1u << tz));
+    auto key = std::make_pair(d, std::make_pair(a.addr, a.offset));
+    auto [it, fresh] = slot.emplace(key, static_cast<unsigned>(plan.hoisted.size()));
+    if (fresh) plan.hoisted.emplace_back(d, a.addr, a.offset);
+    plan.slot_of.push_back(it->second);
+  }
+  return plan;
+}
+
+class LdsSwizzleMove final : public Move {
+ public:
+  std::string name() const override { return "lds-swizzle"; }
+  std::string proposer() const override { return "rules"; }
+
+  std::vector<Edit> propose(const MoveContext& c) override {
+    const program::Program& p = c.program;
+    std::string why;
+    const std::optional<Plan> pl = plan(p, c.kernel, why);
+    if (!pl) return {};
+    if (std::none_of(pl->accesses.begin(), pl->accesses.end(), [&](const Access& a) { return c.window.first <= a.line && a.line <= c.window.last; }))
+      return {};
+    const auto& accesses = pl->accesses;
+    const auto& hoisted = pl->hoisted;
+    const auto& slot_of = pl->slot_of;
+    const program::RegisterUse use = p.register_use(c.kernel);
+    const unsigned first_new = static_cast<unsigned>(use.max_vgpr + 1);
+    const unsigned temp = first_new + static_cast<unsigned>(hoisted.size());
+    const unsigned saved = static_cast<unsigned>((use.max_sgpr + 2) & ~1);  // an even SGPR pair above every used one
+
+    std::vector<Edit> out;
+    for (const unsigned shift : {7u, 6u, 8u}) {
+      if (out.size() >= c.max_edits) break;
+      Edit e;
+      e.kernel = c.kernel, e.move = name(), e.proposer = proposer();
+      // Hoisted address computations, grouped per definition line.
+      std::map<size_t, std::vector<std::string>> after;
+      for (size_t k = 0; k < hoisted.size(); ++k) {
+        auto [d, reg, off] = hoisted[k];
+        auto& lines = after[d];
+        const unsigned v = first_new + static_cast<unsigned>(k);
+        lines.push_back(off ? fmt::format("v_add_u32_e32 v{}, {}, v{}", v, off, reg) : fmt::format("v_mov_b32_e32 v{}, v{}", v, reg));
+        lines.push_back(fmt::format("v_lshrrev_b32_e32 v{}, {}, v{}", temp, shift - 4, v));
+        lines.push_back(fmt::format("v_and_b32_e32 v{}, 0x30, v{}", temp, temp));
+        lines.push_back(fmt::format("v_xor_b32_e32 v{}, v{}, v{}", v, v, temp));
+      }
+      for (auto& [d, lines] : after) {
+        std::vector<std::string> all{p.text_line(d).inst->text, fmt::format("s_mov_b64 s[{}:{}], exec", saved, saved + 1), "s_mov_b64 exec, -1"};
+        all.insert(all.end(), lines.begin(), lines.end());
+        all.push_back(fmt::format("s_mov_b64 exec, s[{}:{}]", saved, saved + 1));
+        e.hunks.push_back(make_hunk(p, d, d, all));
+      }
+      for (size_t k = 0; k < accesses.size(); ++k) {
+        const Access& a = accesses[k];
+        const std::string& m = p.text_line(a.line).inst->mnemonic;
+        const unsigned v = first_new + slot_of[k];
+        e.hunks.push_back(make_hunk(p, a.line, a.line, {a.write ? fmt::format("{} v{}, {}", m, v, a.data) : fmt::format("{} {}, v{}", m, a.data, v)}));
+      }
+      try {
+        if (!rebuilds_clean(apply_edit(p, e), c.kernel)) continue;
+      } catch (const Error&) {
+        continue;  // more registers than the arch has
+      }
+      e.description = fmt::format("{} LDS accesses at address ^ ((address >> {}) & 3) << 4 (16-byte chunks permuted per 64-byte block); "
+                                  "{} addresses computed once after their definitions",
+                                  accesses.size(), shift, hoisted.size());
+      out.push_back(std::move(e));
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Move> make_lds_swizzle_move() { return std::make_unique<LdsSwizzleMove>(); }
+
+std::string lds_swizzle_refusal(const program::Program& p, const std::string& kernel) {
+  std::string why;
+  return plan(p, kernel, why) ? "" : why;
+}
+
+}  // namespace asmevo::search

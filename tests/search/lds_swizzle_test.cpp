@@ -1,0 +1,76 @@
+// search/moves/lds_swizzle.cpp on corpus kernels: its edits check clean and verify EQUIVALENT on the
+// spec's small launches, and the kernels and changed programs it must leave alone get no edit.
+#include <gtest/gtest.h>
+
+#include "search/moves/lds_swizzle.h"
+#include "search/moves/moves.h"
+#include "tests/search/move_test_util.h"
+
+using namespace asmevo;
+using namespace asmevo::movetest;
+
+TEST(LdsSwizzleTest, TransposedTileGemmsVerifyEquivalent) {
+  auto move = search::make_lds_swizzle_move();
+  std::string fired;
+  // All three swizzles of two X·Wᵀ GEMMs, whose Ws[tx][k] column reads conflict.
+  const size_t n = judge_edits(*move, {"kb_gemm_add_relu_f32", "kb_matmul_tb_f32"}, 3, &fired);
+  std::cout << "lds-swizzle fired on: " << fired << "\n";
+  EXPECT_EQ(fired, "kb_gemm_add_relu_f32 kb_matmul_tb_f32 ");
+  EXPECT_EQ(n, 6u);
+}
+
+TEST(LdsSwizzleTest, RefusesWhatItCannotProve) {
+  auto move = search::make_lds_swizzle_move();
+  // kb_matmul_f32 reads its B tile with ds_read2_b32 (two addresses per lane): no edit.
+  for (const corpus::Kernel& k : corpus::kernels("gfx942", {"kb_matmul_f32"})) {
+    const auto p = program::Program::recover(load(k.code_object));
+    EXPECT_NE(search::lds_swizzle_refusal(p, k.name).find("not a single-address LDS read or write"), std::string::npos)
+        << search::lds_swizzle_refusal(p, k.name);
+    EXPECT_TRUE(propose_whole(*move, p, k.name).empty()) << k.label();
+  }
+
+  const corpus::Kernel k = corpus::kernels("gfx942", {"kb_gemm_add_relu_f32"}).at(0);
+  const auto p = program::Program::recover(load(k.code_object));
+  const size_t def = find_line(p, k.name, "v_lshlrev_b32_e32 v10, 6, v7");  // the Ws[tx][*] read address
+  ASSERT_NE(def, 0u);
+  EXPECT_EQ(search::lds_swizzle_refusal(p, k.name), "");
+  // A changed program as the optimizer hands it to a move: rebuilt and recovered (decoded lines).
+  auto refusal = [&](const program::Program& changed) {
+    const auto q = program::Program::recover(rebuilt(changed, "changed.co"));
+    const std::string why = search::lds_swizzle_refusal(q, k.name);
+    if (!why.empty()) EXPECT_TRUE(propose_whole(*move, q, k.name).empty()) << why;
+    return why;
+  };
+  auto with_def = [&](const std::string& text) {
+    program::Program q = p;
+    q.replace(def, def, {text});
+    return q;
+  };
+  auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
+  // tx * 4 is only 4-byte aligned: a ds_read_b128 there may straddle two 16-byte chunks.
+  std::string why = refusal(with_def("v_lshlrev_b32_e32 v10, 2, v7"));
+  EXPECT_TRUE(has(why, "known 4-byte aligned only")) << why;
+  // An SGPR-derived address (s6 is the loop counter): nothing known of its low bits.
+  why = refusal(with_def("v_mov_b32_e32 v10, s6"));
+  EXPECT_TRUE(has(why, "known 1-byte aligned only")) << why;
+  // The address as a load's result: not ready right after its definition, so not hoisted.
+  why = refusal(with_def("global_load_dword v10, v[0:1], off"));
+  EXPECT_TRUE(has(why, "not a VALU result")) << why;
+  // A second definition in the branch that loads W (skipped where no lane is in bounds): no single
+  // last definition.
+  {
+    program::Program q = p;
+    const size_t in_loop = find_line(p, k.name, "global_load_dword v12, v[2:3], off");
+    ASSERT_NE(in_loop, 0u);
+    q.insert_before(in_loop, {"v_mov_b32_e32 v10, 0"});
+    why = refusal(q);
+    EXPECT_TRUE(has(why, "no single last definition")) << why;
+  }
+  // Whole-wave code (EXEC set to all lanes): a definition no longer writes every lane that may run later.
+  {
+    program::Program q = p;
+    q.insert_before(def, {"s_mov_b64 exec, -1"});
+    why = refusal(q);
+    EXPECT_TRUE(has(why, "EXEC write that may enable lanes")) << why;
+  }
+}
