@@ -242,7 +242,7 @@ class Analysis {
       return std::nullopt;
     };
     auto shl = [](Bits a, uint64_t s) -> Bits {
-      if (s >= 32) return Bits::constant(0);
+      s &= 31;  // shift counts use their low 5 bits (ISA: S1[4:0])
       Bits r{std::min(32u, a.tz + static_cast<unsigned>(s)), a.max << s};
       if (r.max > kU32Max) r.max = kU32Max;
       return r;
@@ -260,7 +260,7 @@ class Analysis {
       Bits a = arg(0), b = arg(1);
       return {std::max(a.tz, b.tz), std::min(a.max, b.max)};
     }
-    if (m == "v_bfe_u32" && imm(2)) return {0, *imm(2) >= 32 ? kU32Max : (1ull << *imm(2)) - 1};
+    if (m == "v_bfe_u32" && imm(2)) return {0, (1ull << (*imm(2) & 31)) - 1};  // width S2[4:0]
     if ((m == "v_lshl_add_u32" || m == "v_lshl_or_b32") && imm(1)) return add(shl(arg(0), *imm(1)), arg(2));
     if (m == "v_add_lshl_u32" && imm(2)) return shl(add(arg(0), arg(1)), *imm(2));
     return {};
