@@ -1,5 +1,5 @@
 // Move: LDS swizzle. Every LDS access of the kernel goes to π(address) instead of its address, where
-//   π(a) = a XOR (((a >> s) & 3) << 4),  s in {6, 7, 8}
+//   π(a) = a XOR (((a >> s) & 3) << 4),  s = log2(LDS banks x 4 bytes) - 1 .. + 1
 // permutes the four 16-byte chunks of each 64-byte block by two higher address bits. A tile read
 // down a column (lane t reads row t of a 64-byte-stride tile: `Ws[tx][k]` in the KernelBench-style
 // X·Wᵀ GEMMs, four lanes of every ds_read_b128 phase on the same four banks) then spreads over all
@@ -34,6 +34,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <optional>
 #include <set>
@@ -43,6 +44,7 @@
 #include "search/moves/moves.h"
 #include "search/moves/probe.h"
 #include "support/error.h"
+#include "timing/hw_params.h"
 
 namespace asmevo::search {
 namespace {
@@ -361,7 +363,12 @@ class LdsSwizzleMove final : public Move {
     const unsigned saved = static_cast<unsigned>((use.max_sgpr + 2) & ~1);  // an even SGPR pair above every used one
 
     std::vector<Edit> out;
-    for (const unsigned shift : {7u, 6u, 8u}) {
+    // First the source bits just above one pass over the banks (32 banks x 4 B = 128 B: bits 7-8;
+    // gfx950's 64: bits 8-9; timing/hw_params.h, S11), where rows of a 64-byte-stride tile that share
+    // banks differ; then the neighbouring choices. Timing decides.
+    const unsigned banks = timing::hw_params(p.original().target().arch).lds_banks;
+    const unsigned above = static_cast<unsigned>(std::bit_width(banks * 4u) - 1);
+    for (const unsigned shift : {above, above - 1, above + 1}) {
       if (out.size() >= c.max_edits) break;
       Edit e;
       e.kernel = c.kernel, e.move = name(), e.proposer = proposer();
