@@ -17,8 +17,11 @@
 //   * the address register plus offset stays below 2^32 (a known bound on the register), so the
 //     hoisted 32-bit sum is the address the DS unit forms;
 //   * the LDS allocation is a multiple of 64 bytes (the static size is checked; the hardware
-//     allocates LDS in granules of 128 dwords, AMDGPUUsage compute_pgm_rsrc2.LDS_SIZE), so an
-//     access is in range after π exactly when it was before;
+//     allocates LDS in blocks of 128 dwords on gfx90a/gfx942 and 320 on gfx950, AMDGPUUsage
+//     compute_pgm_rsrc2.GRANULATED_LDS_SIZE; that the DS range check uses the allocated blocks is
+//     assumed [U]; the emulator checks against static + dynamic bytes, so a launch whose dynamic LDS
+//     is not a multiple of 64 and whose accesses reach its last partial block could differ there), so
+//     an access is in range after π exactly when it was before;
 // every LDS byte the original stores or loads at logical address a is stored or loaded at π(a)
 // instead, and each load returns what the original's returned. LDS starts undefined and dies with
 // the workgroup, so the layout is not observable.
