@@ -93,3 +93,21 @@ TEST(LdsSwizzleTest, EveryCorpusKernelGetsAPlanOrAReason) {
     EXPECT_TRUE(planned.count(gemm)) << gemm;
   std::cout << "[lds-swizzle] a plan for " << planned.size() << " of " << kernels << " gfx942 corpus kernels\n";
 }
+
+TEST(LdsSwizzleTest, Gfx90aAndGfx950EditsVerifyEquivalent) {
+  // The first (bank-aware) swizzle of one X·Wᵀ GEMM on the other two archs: gfx950 has 64 banks.
+  auto move = search::make_lds_swizzle_move();
+  for (const char* arch : {"gfx90a", "gfx950"})
+    for (const corpus::Kernel& k : corpus::kernels(arch, {"kb_gemm_add_relu_f32"})) {
+      auto k0 = load(k.code_object);
+      auto p = program::Program::recover(k0);
+      auto edits = propose_whole(*move, p, k.name);
+      ASSERT_FALSE(edits.empty()) << k.label() << ": " << search::lds_swizzle_refusal(p, k.name);
+      EXPECT_NE(edits[0].description.find(std::string(">> ") + (std::string(arch) == "gfx950" ? "8" : "7")), std::string::npos)
+          << edits[0].description;
+      auto k1 = rebuilt(search::apply_edit(p, edits[0]), "k1.co");
+      auto report = checked(k1, k.name);
+      EXPECT_TRUE(report.clean()) << k.label() << report.to_text();
+      EXPECT_EQ(verdict(k0, k1, asmevo::testing::spec_without_perf(k.spec)), verify::Verdict::Equivalent) << k.label();
+    }
+}
