@@ -448,10 +448,12 @@ extern "C" __global__ void gemm_lds_extra_barrier(const _Float16* A, const _Floa
 //  kWaitAll:    an `s_waitcnt vmcnt(0)` before that store, where the compiler's own wait leaves the newer
 //               loads in flight (the vmcnt pair: llvm-project #221115's vmcnt(0) against vmcnt(1));
 //  kInterleave: sched_group_barrier spreads the step's global loads and ds_reads between its MFMAs
-//               (composable_kernel #515's pipeline v1 change) instead of the compiler's default order.
+//               (composable_kernel #515's pipeline v1 change) instead of the compiler's default order;
+//  kExtraBarrier: a barrier between the A and the B stores, which orders nothing that needs ordering
+//               (the barrier pair, rocm-libraries #7442, on a pipelined GEMM as CK's CompV4 is).
 typedef _Float16 half4v __attribute__((ext_vector_type(4)));
 constexpr uint32_t kPK = 32, kPRow = 36;  // k per step; LDS row of a staged tile, in halves
-template <uint32_t kTM, uint32_t kTN, int kDepth, bool kWaitAll, bool kInterleave>
+template <uint32_t kTM, uint32_t kTN, int kDepth, bool kWaitAll, bool kInterleave, bool kExtraBarrier = false>
 __device__ __attribute__((always_inline)) void pipe_gemm(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
   static_assert(kDepth == 1 || kDepth == 2, "one or two prefetch stages");
   constexpr uint32_t kLA = kTM / 64, kLB = kTN / 64;    // half8 loads per work-item per step (A, B)
@@ -474,6 +476,7 @@ __device__ __attribute__((always_inline)) void pipe_gemm(const half8* A, const h
       _Float16* p = (j < kLA ? as + (64 * j + sr) * kPRow : bs + (64 * (j - kLA) + sr) * kPRow) + sc * 8;
       *reinterpret_cast<half4v*>(p) = __builtin_shufflevector(r[j], r[j], 0, 1, 2, 3);
       *reinterpret_cast<half4v*>(p + 4) = __builtin_shufflevector(r[j], r[j], 4, 5, 6, 7);
+      if (kExtraBarrier && j + 1 == kLA) BARRIER();
     }
   };
   float16v acc[kBM][kBN] = {};
@@ -534,6 +537,11 @@ extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2(const half8* A, c
 }
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2_vmcnt0(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
   pipe_gemm<64, 128, 2, true, false>(A, B, C, n, k);
+}
+// Barrier pair on the pipelined GEMM (the base is pipe_gemm_d2).
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2_extra_barrier(const half8* A, const half8* B, float* C, uint32_t n,
+                                                                             uint32_t k) {
+  pipe_gemm<64, 128, 2, false, false, true>(A, B, C, n, k);
 }
 // Interleave pair (CK pipeline v1: one prefetch stage, 64 x 128 tiles).
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {

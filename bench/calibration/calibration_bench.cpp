@@ -443,6 +443,11 @@ int main(int argc, char** argv) {
        "rocMLIR #1098: +5 ... +12 % (midpoint)",
        [] { return pipe_gemm_us("gfx942", "pipe_gemm_big", 2432, 10240, 1024, 128, 320, true); },
        [] { return pipe_gemm_us("gfx942", "pipe_gemm_big_wpe2", 2432, 10240, 1024, 128, 320, true); }, "relative"},
+      // The barrier pair again, on the pipelined GEMM: CK's CompV4 prefetches, where the first barrier pair's GEMM
+      // waits for every step's loads (that pair is neutral). Exact (256 workgroups).
+      {"redundant LDS barrier, pipelined GEMM 1024^2 x 1024: with (a) / removed (b)", "us", 1.057, 1.0,
+       "rocm-libraries #7442: +5.7 % mean", [] { return pipe_gemm_us("gfx942", "pipe_gemm_d2_extra_barrier", 1024, 1024, 1024, 64, 128); },
+       [] { return pipe_gemm_us("gfx942", "pipe_gemm_d2", 1024, 1024, 1024, 64, 128); }, "relative"},
       // The RoPE rows' own edit (sglang PR #28783, MI300X comment): BLOCK_M 32 -> 8 with 4 waves per program.
       {"RoPE tile: BLOCK_M 32 (a) vs 8 (b), [16k, 16, 64] bf16", "us", 41.1, 29.0, "sglang PR #28783 (MI300X comment)",
        [] { return rope_us(16384, 32); }, [] { return rope_us(16384, 8); }},

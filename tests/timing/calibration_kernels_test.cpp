@@ -66,6 +66,15 @@ TEST(CalibrationKernels, VmcntPairDiffersInItsWaitsOnly) {
   EXPECT_EQ(count_text(base, "global_load"), count_text(all, "global_load"));
 }
 
+// Barrier pair on the pipelined GEMM: one more s_barrier per step (two per trip), nothing else added.
+TEST(CalibrationKernels, BarrierPairAddsOneBarrierPerStep) {
+  const auto base = loop_body(decode("pipe_gemm_d2")), extra = loop_body(decode("pipe_gemm_d2_extra_barrier"));
+  ASSERT_FALSE(base.empty());
+  ASSERT_FALSE(extra.empty());
+  EXPECT_EQ(count_text(extra, "s_barrier"), count_text(base, "s_barrier") + 2);
+  for (const char* m : {"v_mfma", "global_load", "ds_read", "ds_write"}) EXPECT_EQ(count_text(base, m), count_text(extra, m)) << m;
+}
+
 // Interleave pair: the same instructions in the loop (as many MFMAs, global loads and ds_reads), and the default
 // schedule issues its first global load after more MFMAs than the sched_group_barrier one does.
 TEST(CalibrationKernels, InterleavePairIssuesLoadsEarlierAmongTheMfmas) {
