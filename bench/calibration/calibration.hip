@@ -447,13 +447,16 @@ extern "C" __global__ void gemm_lds_extra_barrier(const _Float16* A, const _Floa
 // phase hit 32 distinct banks), then, between two barriers, stores the oldest registers to LDS.
 //  kWaitAll:    an `s_waitcnt vmcnt(0)` before that store, where the compiler's own wait leaves the newer
 //               loads in flight (the vmcnt pair: llvm-project #221115's vmcnt(0) against vmcnt(1));
-//  kInterleave: sched_group_barrier spreads the step's global loads and ds_reads between its MFMAs
-//               (composable_kernel #515's pipeline v1 change) instead of the compiler's default order;
+//  kOrder:      the step's instruction order. kDefault: the compiler's. kInterleave: sched_group_barrier spreads
+//               the global loads and ds_reads between the MFMAs (composable_kernel #515's pipeline v1 change).
+//               kDsClustered / kDsSpread (llvm-project #180908's pair): every ds_read first, then the MFMAs,
+//               or each substep's ds_reads before its MFMAs; the global loads last in both;
 //  kExtraBarrier: a barrier between the A and the B stores, which orders nothing that needs ordering
 //               (the barrier pair, rocm-libraries #7442, on a pipelined GEMM as CK's CompV4 is).
 typedef _Float16 half4v __attribute__((ext_vector_type(4)));
 constexpr uint32_t kPK = 32, kPRow = 36;  // k per step; LDS row of a staged tile, in halves
-template <uint32_t kTM, uint32_t kTN, int kDepth, bool kWaitAll, bool kInterleave, bool kExtraBarrier = false>
+enum PipeOrder { kDefault, kInterleave, kDsClustered, kDsSpread };
+template <uint32_t kTM, uint32_t kTN, int kDepth, bool kWaitAll, PipeOrder kOrder, bool kExtraBarrier = false>
 __device__ __attribute__((always_inline)) void pipe_gemm(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
   static_assert(kDepth == 1 || kDepth == 2, "one or two prefetch stages");
   constexpr uint32_t kLA = kTM / 64, kLB = kTN / 64;    // half8 loads per work-item per step (A, B)
@@ -494,13 +497,26 @@ __device__ __attribute__((always_inline)) void pipe_gemm(const half8* A, const h
 #pragma unroll
         for (uint32_t j = 0; j < kBN; ++j) acc[i][j] = __builtin_amdgcn_mfma_f32_32x32x8f16(a[i], b[j], acc[i][j], 0, 0, 0);
     }
-    if (kInterleave) {  // per k substep: its ds_reads, one global load (while any is left), its MFMAs
+    if (kOrder == kInterleave) {  // per k substep: its ds_reads, one global load (while any is left), its MFMAs
 #pragma unroll
       for (uint32_t s = 0; s < kPK / 8; ++s) {
         __builtin_amdgcn_sched_group_barrier(0x100, kBM + kBN, 0);  // DS read
         if (s < kLA + kLB) __builtin_amdgcn_sched_group_barrier(0x020, 1, 0);  // VMEM read
         __builtin_amdgcn_sched_group_barrier(0x008, kBM * kBN, 0);  // MFMA
       }
+    }
+    if (kOrder == kDsClustered) {
+      __builtin_amdgcn_sched_group_barrier(0x100, (kBM + kBN) * (kPK / 8), 0);
+      __builtin_amdgcn_sched_group_barrier(0x008, kBM * kBN * (kPK / 8), 0);
+      __builtin_amdgcn_sched_group_barrier(0x020, kLA + kLB, 0);
+    }
+    if (kOrder == kDsSpread) {
+#pragma unroll
+      for (uint32_t s = 0; s < kPK / 8; ++s) {
+        __builtin_amdgcn_sched_group_barrier(0x100, kBM + kBN, 0);
+        __builtin_amdgcn_sched_group_barrier(0x008, kBM * kBN, 0);
+      }
+      __builtin_amdgcn_sched_group_barrier(0x020, kLA + kLB, 0);
     }
   };
   half8 r1[kLA + kLB], r2[kLA + kLB];
@@ -533,29 +549,37 @@ __device__ __attribute__((always_inline)) void pipe_gemm(const half8* A, const h
 }
 // vmcnt pair (two prefetch stages, 64 x 128 tiles): the compiler's partial waits, and vmcnt(0).
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
-  pipe_gemm<64, 128, 2, false, false>(A, B, C, n, k);
+  pipe_gemm<64, 128, 2, false, kDefault>(A, B, C, n, k);
 }
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2_vmcnt0(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
-  pipe_gemm<64, 128, 2, true, false>(A, B, C, n, k);
+  pipe_gemm<64, 128, 2, true, kDefault>(A, B, C, n, k);
 }
 // Barrier pair on the pipelined GEMM (the base is pipe_gemm_d2).
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2_extra_barrier(const half8* A, const half8* B, float* C, uint32_t n,
                                                                              uint32_t k) {
-  pipe_gemm<64, 128, 2, false, false, true>(A, B, C, n, k);
+  pipe_gemm<64, 128, 2, false, kDefault, true>(A, B, C, n, k);
 }
 // Interleave pair (CK pipeline v1: one prefetch stage, 64 x 128 tiles).
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
-  pipe_gemm<64, 128, 1, false, false>(A, B, C, n, k);
+  pipe_gemm<64, 128, 1, false, kDefault>(A, B, C, n, k);
 }
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1_interleave(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
-  pipe_gemm<64, 128, 1, false, true>(A, B, C, n, k);
+  pipe_gemm<64, 128, 1, false, kInterleave>(A, B, C, n, k);
+}
+// ds_read clustering pair (llvm-project #180908): one prefetch stage, the order pinned in both.
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1_ds_clustered(const half8* A, const half8* B, float* C, uint32_t n,
+                                                                            uint32_t k) {
+  pipe_gemm<64, 128, 1, false, kDsClustered>(A, B, C, n, k);
+}
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1_ds_spread(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
+  pipe_gemm<64, 128, 1, false, kDsSpread>(A, B, C, n, k);
 }
 // Occupancy pair (rocMLIR #1098): 128 x 320 tiles, two prefetch stages, so the default allocation needs more
 // than 256 registers (one wave per SIMD), and amdgpu_waves_per_eu(2) asks the compiler to fit two.
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_big(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
-  pipe_gemm<128, 320, 2, false, false>(A, B, C, n, k);
+  pipe_gemm<128, 320, 2, false, kDefault>(A, B, C, n, k);
 }
 extern "C" __global__ __launch_bounds__(256) __attribute__((amdgpu_waves_per_eu(2))) void pipe_gemm_big_wpe2(const half8* A, const half8* B,
                                                                                                                float* C, uint32_t n, uint32_t k) {
-  pipe_gemm<128, 320, 2, false, false>(A, B, C, n, k);
+  pipe_gemm<128, 320, 2, false, kDefault>(A, B, C, n, k);
 }
