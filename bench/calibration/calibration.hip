@@ -322,6 +322,36 @@ extern "C" __global__ void gemv_fp8(const uint2* w, const uint2* x, float* y, ui
   if (lane == 0) y[n] = part[TID];
 }
 
+// RoPE as sglang PR #28783's MI300X comment timed it: apply_rotary_emb_contig_kernel, the GPT-J (adjacent-pair)
+// inverse rotation of a contiguous [tokens, 16 heads, 64] tile in place, cos/sin interleaved per pair in an fp32
+// table [tokens, 64] (cos = fr[2i], sin = fr[2i+1]); one program of 4 waves per (BLOCK_M tokens, head). bf16:
+// the comment's TB/s times its µs give 2 bytes per element read and written [D]. Each work-item holds 8
+// contiguous elements (a 16-byte vector) of row TID / 8, the layout Triton's default blocked encoding gives a
+// 64-wide bf16 tile on 4 waves (32 rows); a BLOCK_M-row tile with fewer rows is replicated over the other
+// waves, which load and compute it too but leave the store to the first copy (Triton's layout rules, inferred
+// [U]: the kernel's source is not in the notes). The work-item's rotation: v' = v cos + sign * partner sin.
+__device__ inline float bf16_lo(uint32_t w) { return __builtin_bit_cast(float, w << 16); }
+__device__ inline float bf16_hi(uint32_t w) { return __builtin_bit_cast(float, w & 0xffff0000u); }
+__device__ inline uint32_t bf16_pack(float lo, float hi) {  // round to nearest even, as a bf16 store does
+  const uint32_t a = __builtin_bit_cast(uint32_t, lo), b = __builtin_bit_cast(uint32_t, hi);
+  return ((a + 0x7fffu + ((a >> 16) & 1)) >> 16) | ((b + 0x7fffu + ((b >> 16) & 1)) & 0xffff0000u);
+}
+extern "C" __global__ void rope_contig_bf16(uint4* q, const float4* fr, uint32_t tokens, uint32_t heads, uint32_t block_m) {
+  const uint32_t head = __builtin_amdgcn_workgroup_id_y(), row = (TID / 8) % block_m, chunk = TID % 8;
+  const uint32_t t = BID * block_m + row;
+  if (t >= tokens) return;
+  uint4 v = q[(t * heads + head) * 8 + chunk];
+  const float4 f0 = fr[t * 16 + chunk * 2], f1 = fr[t * 16 + chunk * 2 + 1];  // (cos, sin) of this vector's 4 pairs
+  const float c[4] = {f0.x, f0.z, f1.x, f1.z}, sn[4] = {f0.y, f0.w, f1.y, f1.w};
+  uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {  // inverse rotation: (x0 cos + x1 sin, x1 cos - x0 sin)
+    const float x0 = bf16_lo(w[p]), x1 = bf16_hi(w[p]);
+    w[p] = bf16_pack(x0 * c[p] + x1 * sn[p], x1 * c[p] - x0 * sn[p]);
+  }
+  if (TID / 8 < block_m) q[(t * heads + head) * 8 + chunk] = uint4{w[0], w[1], w[2], w[3]};
+}
+
 #endif
 
 // A/B: DPP against ds_swizzle (nod-ai optimization guide: a ds_* cross-lane step costs ~50 cycles with
@@ -405,4 +435,151 @@ extern "C" __global__ void gemm_lds(const _Float16* A, const _Float16* B, float*
 }
 extern "C" __global__ void gemm_lds_extra_barrier(const _Float16* A, const _Float16* B, float* C, uint32_t n, uint32_t k) {
   lds_gemm<true>(A, B, C, n, k);
+}
+
+// A/B pairs on a software-pipelined GEMM (mi300x-measured.md F: vmcnt partial waits, MFMA/load interleave,
+// occupancy). C (m x n, f32) = A (m x k, f16, k contiguous) x B^T (B given as n x k, k contiguous: both
+// operands K-major, as CK's default fp16 example). A workgroup of 4 waves computes a kTM x kTN tile, the
+// waves 2 x 2, each (kTM/2) x (kTN/2) in 32x32x8 MFMA blocks; k advances 32 per step. The next tiles'
+// global loads go to registers `kDepth` steps ahead of their use (CK's "prefetch stage", pipeline v1 for
+// kDepth 1), their index clamped to the last tile so every step issues the same loads and no branch changes
+// the counters; the step reads its tile from LDS (rows padded to 36 halves: the 16 lanes of a ds_read_b64
+// phase hit 32 distinct banks), then, between two barriers, stores the oldest registers to LDS.
+//  kWaitAll:    an `s_waitcnt vmcnt(0)` before that store, where the compiler's own wait leaves the newer
+//               loads in flight (the vmcnt pair: llvm-project #221115's vmcnt(0) against vmcnt(1));
+//  kOrder:      the step's instruction order. kDefault: the compiler's. kInterleave: sched_group_barrier spreads
+//               the global loads and ds_reads between the MFMAs (composable_kernel #515's pipeline v1 change).
+//               kDsClustered / kDsSpread (llvm-project #180908's pair): every ds_read first, then the MFMAs,
+//               or each substep's ds_reads before its MFMAs; the global loads last in both;
+//  kExtraBarrier: a barrier between the A and the B stores, which orders nothing that needs ordering
+//               (the barrier pair, rocm-libraries #7442, on a pipelined GEMM as CK's CompV4 is).
+typedef _Float16 half4v __attribute__((ext_vector_type(4)));
+constexpr uint32_t kPK = 32, kPRow = 36;  // k per step; LDS row of a staged tile, in halves
+enum PipeOrder { kDefault, kInterleave, kDsClustered, kDsSpread };
+template <uint32_t kTM, uint32_t kTN, int kDepth, bool kWaitAll, PipeOrder kOrder, bool kExtraBarrier = false>
+__device__ __attribute__((always_inline)) void pipe_gemm(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
+  static_assert(kDepth == 1 || kDepth == 2, "one or two prefetch stages");
+  constexpr uint32_t kLA = kTM / 64, kLB = kTN / 64;    // half8 loads per work-item per step (A, B)
+  constexpr uint32_t kBM = kTM / 64, kBN = kTN / 64;    // 32x32 blocks per wave (M, N)
+  __shared__ _Float16 as[kTM * kPRow], bs[kTN * kPRow];
+  const uint32_t lane = TID & 63, wave = TID >> 6, tiles_n = n / kTN;
+  const uint32_t m0 = (BID / tiles_n) * kTM, n0 = (BID % tiles_n) * kTN;
+  const uint32_t wm = (wave >> 1) * (kTM / 2), wn = (wave & 1) * (kTN / 2);
+  const uint32_t k8 = k / 8, nk = k / kPK, sr = TID / 4, sc = TID % 4;  // staging: row sr (+64 j), chunk sc
+  auto load = [&](uint32_t kt, half8* r) {
+    kt = kt < nk ? kt : nk - 1;
+#pragma unroll
+    for (uint32_t j = 0; j < kLA; ++j) r[j] = A[(m0 + 64 * j + sr) * k8 + kt * 4 + sc];
+#pragma unroll
+    for (uint32_t j = 0; j < kLB; ++j) r[kLA + j] = B[(n0 + 64 * j + sr) * k8 + kt * 4 + sc];
+  };
+  auto store = [&](const half8* r) {  // two 8-byte stores per half8 (a padded row is 8-byte aligned)
+#pragma unroll
+    for (uint32_t j = 0; j < kLA + kLB; ++j) {
+      _Float16* p = (j < kLA ? as + (64 * j + sr) * kPRow : bs + (64 * (j - kLA) + sr) * kPRow) + sc * 8;
+      *reinterpret_cast<half4v*>(p) = __builtin_shufflevector(r[j], r[j], 0, 1, 2, 3);
+      *reinterpret_cast<half4v*>(p + 4) = __builtin_shufflevector(r[j], r[j], 4, 5, 6, 7);
+      if (kExtraBarrier && j + 1 == kLA) BARRIER();
+    }
+  };
+  float16v acc[kBM][kBN] = {};
+  auto compute = [&] {
+#pragma unroll
+    for (uint32_t kk = 0; kk < kPK; kk += 8) {
+      const uint32_t ko = kk + 4 * (lane / 32);
+      half4v a[kBM], b[kBN];
+#pragma unroll
+      for (uint32_t i = 0; i < kBM; ++i) a[i] = *reinterpret_cast<const half4v*>(as + (wm + 32 * i + lane % 32) * kPRow + ko);
+#pragma unroll
+      for (uint32_t j = 0; j < kBN; ++j) b[j] = *reinterpret_cast<const half4v*>(bs + (wn + 32 * j + lane % 32) * kPRow + ko);
+#pragma unroll
+      for (uint32_t i = 0; i < kBM; ++i)
+#pragma unroll
+        for (uint32_t j = 0; j < kBN; ++j) acc[i][j] = __builtin_amdgcn_mfma_f32_32x32x8f16(a[i], b[j], acc[i][j], 0, 0, 0);
+    }
+    if (kOrder == kInterleave) {  // per k substep: its ds_reads, one global load (while any is left), its MFMAs
+#pragma unroll
+      for (uint32_t s = 0; s < kPK / 8; ++s) {
+        __builtin_amdgcn_sched_group_barrier(0x100, kBM + kBN, 0);  // DS read
+        if (s < kLA + kLB) __builtin_amdgcn_sched_group_barrier(0x020, 1, 0);  // VMEM read
+        __builtin_amdgcn_sched_group_barrier(0x008, kBM * kBN, 0);  // MFMA
+      }
+    }
+    if (kOrder == kDsClustered) {
+      __builtin_amdgcn_sched_group_barrier(0x100, (kBM + kBN) * (kPK / 8), 0);
+      __builtin_amdgcn_sched_group_barrier(0x008, kBM * kBN * (kPK / 8), 0);
+      __builtin_amdgcn_sched_group_barrier(0x020, kLA + kLB, 0);
+    }
+    if (kOrder == kDsSpread) {
+#pragma unroll
+      for (uint32_t s = 0; s < kPK / 8; ++s) {
+        __builtin_amdgcn_sched_group_barrier(0x100, kBM + kBN, 0);
+        __builtin_amdgcn_sched_group_barrier(0x008, kBM * kBN, 0);
+      }
+      __builtin_amdgcn_sched_group_barrier(0x020, kLA + kLB, 0);
+    }
+  };
+  half8 r1[kLA + kLB], r2[kLA + kLB];
+  load(0, r1);
+  store(r1);
+  if (kDepth == 2) load(1, r1);
+  BARRIER();
+  // One step: prefetch tile kt + kDepth into `into`, compute tile kt, store `from` (tile kt + 1) to LDS. Two
+  // steps per trip with the stages' registers swapped, so no copy between them waits for the newer loads
+  // (k must be a multiple of 64).
+  auto step = [&](uint32_t kt, half8* into, const half8* from) {
+    load(kt + kDepth, into);
+    compute();
+    BARRIER();
+    if (kWaitAll) asm volatile("s_waitcnt vmcnt(0)" ::: "memory");
+    store(from);
+    BARRIER();
+  };
+  for (uint32_t kt = 0; kt < nk; kt += 2) {
+    step(kt, kDepth == 2 ? r2 : r1, r1);
+    step(kt + 1, r1, kDepth == 2 ? r2 : r1);
+  }
+#pragma unroll
+  for (uint32_t i = 0; i < kBM; ++i)
+#pragma unroll
+    for (uint32_t j = 0; j < kBN; ++j)
+#pragma unroll
+      for (int e = 0; e < 16; ++e)
+        C[(m0 + wm + 32 * i + 8 * (e / 4) + 4 * (lane / 32) + e % 4) * n + n0 + wn + 32 * j + lane % 32] = acc[i][j][e];
+}
+// vmcnt pair (two prefetch stages, 64 x 128 tiles): the compiler's partial waits, and vmcnt(0).
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
+  pipe_gemm<64, 128, 2, false, kDefault>(A, B, C, n, k);
+}
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2_vmcnt0(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
+  pipe_gemm<64, 128, 2, true, kDefault>(A, B, C, n, k);
+}
+// Barrier pair on the pipelined GEMM (the base is pipe_gemm_d2).
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2_extra_barrier(const half8* A, const half8* B, float* C, uint32_t n,
+                                                                             uint32_t k) {
+  pipe_gemm<64, 128, 2, false, kDefault, true>(A, B, C, n, k);
+}
+// Interleave pair (CK pipeline v1: one prefetch stage, 64 x 128 tiles).
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
+  pipe_gemm<64, 128, 1, false, kDefault>(A, B, C, n, k);
+}
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1_interleave(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
+  pipe_gemm<64, 128, 1, false, kInterleave>(A, B, C, n, k);
+}
+// ds_read clustering pair (llvm-project #180908): one prefetch stage, the order pinned in both.
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1_ds_clustered(const half8* A, const half8* B, float* C, uint32_t n,
+                                                                            uint32_t k) {
+  pipe_gemm<64, 128, 1, false, kDsClustered>(A, B, C, n, k);
+}
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1_ds_spread(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
+  pipe_gemm<64, 128, 1, false, kDsSpread>(A, B, C, n, k);
+}
+// Occupancy pair (rocMLIR #1098): 128 x 320 tiles, two prefetch stages, so the default allocation needs more
+// than 256 registers (one wave per SIMD), and amdgpu_waves_per_eu(2) asks the compiler to fit two.
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_big(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
+  pipe_gemm<128, 320, 2, false, kDefault>(A, B, C, n, k);
+}
+extern "C" __global__ __launch_bounds__(256) __attribute__((amdgpu_waves_per_eu(2))) void pipe_gemm_big_wpe2(const half8* A, const half8* B,
+                                                                                                               float* C, uint32_t n, uint32_t k) {
+  pipe_gemm<128, 320, 2, false, kDefault>(A, B, C, n, k);
 }
