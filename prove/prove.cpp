@@ -313,12 +313,16 @@ struct LiveAt {
   const std::map<std::string, program::RegSet>* labels = nullptr;
 };
 
-ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const ProofOptions& opt) {
+// `havoc_global`: whether other waves may write global memory across a barrier (Machine::barrier);
+// `global_after_barrier` (out): a window accessed global memory after a barrier, so that choice matters.
+ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const ProofOptions& opt, bool havoc_global,
+                  bool* global_after_barrier) {
   ProofResult r;
   z3::context c;
   ContextScope scope(c);
   Machine m0(c), m1(c);
   for (Machine* m : {&m0, &m1}) {
+    m->havoc_global = havoc_global;
     m->flush_f32 = ((opt.mode_bits >> 4) & 3) == 0, m->round_mode = opt.mode_bits & 0xf;
     m->max_memory_links = opt.max_memory_links;
     if (const LiveInState* ctx = opt.context) {
@@ -333,8 +337,38 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     }
   }
   std::vector<Path> p0 = run_paths(w0, m0), p1 = run_paths(w1, m1);
+  size_t most_barriers = 0;
   for (const auto* ps : {&p0, &p1})
-    for (const Path& p : *ps) r.uninterpreted |= p.m.used_uninterpreted;
+    for (const Path& p : *ps) {
+      r.uninterpreted |= p.m.used_uninterpreted;
+      most_barriers = std::max(most_barriers, p.m.barrier_memory().size());
+      if (global_after_barrier) *global_after_barrier |= p.m.global_after_barrier;
+    }
+  if (most_barriers) {
+    // Both windows must pass the same barriers (docs/prove.md "Barriers"): a barrier added or
+    // removed changes how the workgroup synchronises, which this proof does not judge (barrier_elim
+    // proves its own removals); UNKNOWN, testing decides.
+    auto count_of = [&](const std::vector<Path>& ps) {
+      z3::expr e = c.bv_val(ps.back().m.barrier_memory().size(), 16);
+      for (size_t i = ps.size() - 1; i-- > 0;) e = z3::ite(ps[i].cond, c.bv_val(ps[i].m.barrier_memory().size(), 16), e);
+      return e;
+    };
+    const z3::expr differ = (count_of(p0) != count_of(p1)).simplify();
+    if (!differ.is_false()) {
+      z3::solver s(c);
+      z3::params p(c);
+      p.set("timeout", opt.timeout_ms);
+      s.set(p);
+      s.add(differ);
+      if (const z3::check_result res = s.check(); res != z3::unsat) {
+        r.verdict = Verdict::Unknown;
+        r.reason = res == z3::sat ? "the windows pass different numbers of s_barrier (a barrier added or removed: not a window "
+                                    "proof's to judge; barrier_elim proves its own removals)"
+                                  : "solver gave up on the number of s_barrier passed";
+        return r;
+      }
+    }
+  }
   // Registers live at the exits the windows take: the window's end, a label outside it, s_endpgm
   // (nothing but memory); an exit whose live set is not given counts every register live.
   std::optional<program::RegSet> live_union;
@@ -388,11 +422,20 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
       diffs.push_back({fmt::format("{}[lane {}]", vreg_name(v), l),
                        merged(p0, [&](Machine& m) { return m.vgpr(v, l); }) != merged(p1, [&](Machine& m) { return m.vgpr(v, l); })});
   if (cmp.scc) diffs.push_back({"scc", merged(p0, [](Machine& m) { return m.scc(); }) != merged(p1, [](Machine& m) { return m.scc(); })});
+  // The memory at each barrier, as this wave leaves it for the others (Machine::barrier): a store
+  // moved across a barrier differs there.
+  for (size_t k = 0; k < most_barriers; ++k)
+    for (auto [space, name] : {std::pair{Machine::Global, "global memory"}, std::pair{Machine::Lds, "LDS"}}) {
+      auto at_barrier = [&](Machine& m) {
+        return k < m.barrier_memory().size() ? m.barrier_memory()[k][space] : c.bv_val(0, 8);
+      };
+      diffs.push_back({fmt::format("{} at s_barrier #{}", name, k + 1), merged(p0, at_barrier) != merged(p1, at_barrier)});
+    }
   // Final memory, compared at one symbolic address per space (extensionality made explicit: the
   // selects become chains of address comparisons, which bit-blast far better than array disequality).
   for (auto [written, space, name] : {std::tuple{cmp.memory, Machine::Global, "global memory"}, std::tuple{cmp.lds, Machine::Lds, "LDS"}}) {
     if (!written) continue;
-    z3::expr at = c.bv_const(space == Machine::Lds ? "lds_address" : "address", 64);
+    z3::expr at = m0.compared_address(space);
     diffs.push_back({name, merged(p0, [&](Machine& m) { return m.load_byte(at, space); }) != merged(p1, [&](Machine& m) { return m.load_byte(at, space); })});
   }
   const std::string compared_text =
@@ -525,7 +568,23 @@ ProofResult prove_window(const std::vector<std::string>& old_lines, const std::v
   ProofResult r;
   try {
     Window w0 = decode(old_lines), w1 = decode(new_lines);
-    r = solve(w0, w1, LiveAt{live_out, live_at_labels}, options);
+    bool global_after_barrier = false;
+    r = solve(w0, w1, LiveAt{live_out, live_at_labels}, options, /*havoc_global=*/true, &global_after_barrier);
+    if (global_after_barrier && r.verdict == Verdict::Disproven) {
+      // The difference may rest on another wave writing global memory between barriers, which
+      // most kernels never do (their inputs are read-only): DISPROVEN only if it remains when
+      // no other wave writes global memory; otherwise testing decides.
+      ProofResult quiet = solve(w0, w1, LiveAt{live_out, live_at_labels}, options, /*havoc_global=*/false, nullptr);
+      if (quiet.verdict == Verdict::Disproven) {
+        r = std::move(quiet);
+        r.reason += " (also when no other wave writes global memory between the barriers)";
+      } else {
+        r.verdict = Verdict::Unknown;
+        r.reason = fmt::format("{} only if another wave of the workgroup writes that global memory between the barriers (a global "
+                               "access moved across s_barrier; with none writing it: {})",
+                               r.reason, verdict_name(quiet.verdict));
+      }
+    }
   } catch (const Unsupported& u) {
     r.verdict = Verdict::Unknown;
     r.reason = "unsupported: " + u.what;

@@ -52,12 +52,33 @@ void Machine::reserve_load(unsigned bytes, Space space) {
                                   max_memory_links, *memory_links_, bytes, space == Lds ? "LDS" : "global memory", links,
                                   writes_in_[space])};
   *memory_links_ += links;
+  global_after_barrier |= space == Global && !barrier_memory_.empty();
 }
 z3::expr Machine::load_byte(const z3::expr& address, Space space) {
-  z3::expr r = z3::select(c_.constant(space == Lds ? "lds" : "mem", c_.array_sort(c_.bv_sort(64), c_.bv_sort(8))), address);
+  std::string name = space == Lds ? "lds" : "mem";
+  if (epoch_[space]) name += fmt::format(".b{}", epoch_[space]);
+  z3::expr r = z3::select(c_.constant(name.c_str(), c_.array_sort(c_.bv_sort(64), c_.bv_sort(8))), address);
   for (const ByteWrite& w : writes_)
     if (w.space == space) r = z3::ite(w.guard && w.address == address, w.byte, r);
   return r;
+}
+
+void Machine::barrier() {
+  const bool after = global_after_barrier;  // the snapshot's own reads are not accesses
+  std::vector<z3::expr> at;
+  for (unsigned s = 0; s < kSpaces; ++s) {
+    reserve_load(1, static_cast<Space>(s));
+    at.push_back(load_byte(compared_address(static_cast<Space>(s)), static_cast<Space>(s)).simplify());
+  }
+  barrier_memory_.push_back(std::move(at));
+  global_after_barrier = after;
+  const unsigned k = static_cast<unsigned>(barrier_memory_.size());
+  for (unsigned s = 0; s < kSpaces; ++s) {
+    if (s == Global && !havoc_global) continue;
+    std::erase_if(writes_, [&](const ByteWrite& w) { return w.space == s; });
+    writes_in_[s] = 0;
+    epoch_[s] = k;
+  }
 }
 
 namespace {
@@ -550,11 +571,13 @@ template <unsigned Bytes, unsigned Shift> void global_store_sub(Machine& m, cons
 }
 
 void no_op(Machine&, const ExecInst&) {}
+void barrier(Machine& m, const ExecInst&) { m.barrier(); }
 
 const std::map<std::string, SymFn, std::less<>>& special_units() {
   static const std::map<std::string, SymFn, std::less<>> t = {
       // s_setprio and s_sleep: scheduling hints with no functional effect (emu/semantics/sopp.cpp).
       {"s_waitcnt", no_op}, {"s_nop", no_op}, {"s_setprio", no_op}, {"s_sleep", no_op},
+      {"s_barrier", barrier},
       {"global_load_ubyte", global_load_sub<1, false>}, {"global_load_sbyte", global_load_sub<1, true>},
       {"global_load_ushort", global_load_sub<2, false>}, {"global_load_sshort", global_load_sub<2, true>},
       {"global_store_byte", global_store_sub<1, 0>}, {"global_store_short", global_store_sub<2, 0>},
