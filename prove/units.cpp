@@ -1,7 +1,8 @@
 // The prover's reading of the semantic table: the generic units (emu/semantics/int_units.h)
 // instantiated with Terms, inside a symbolic copy of the ALU framework's operand and exec rules
 // (emu/alu.h); every other framework ALU unit as an uninterpreted function of its operands;
-// global loads/stores on an array memory; s_waitcnt/s_nop as no-ops. Anything else is Unsupported.
+// global, buffer, scalar and LDS loads/stores on array memories; s_barrier as an ordering point;
+// s_waitcnt/s_nop as no-ops. Anything else is Unsupported.
 #include <fmt/format.h>
 
 #include <map>
@@ -10,8 +11,10 @@
 
 #include "emu/alu.h"
 #include "emu/registry.h"
+#include "emu/semantics/buffer_addr.h"
 #include "emu/semantics/float_units.h"
 #include "emu/semantics/int_units.h"
+#include "emu/semantics/vmem_data.h"
 #include "program/instruction.h"
 #include "prove/machine.h"
 #include "prove/terms.h"
@@ -288,8 +291,55 @@ template <auto F> void sym_salu(Machine& m, const ExecInst& in) {
   run_salu<F, Args>(m, in, std::make_index_sequence<std::tuple_size_v<Args>>{});
 }
 
+// Packed f32 (emu/semantics/vop3p.cpp exec_pk32): source i's 32-bit half for result half h is the
+// dword op_sel[i] (h = 0) / op_sel_hi[i] (h = 1, all ones when not given) picks of its register
+// pair (a constant's: its low or high 32 bits); f32 denormals flush as MODE says, then neg_lo /
+// neg_hi flip the sign; each half's result is one generic body's (float_units.h pk_f32_units).
+z3::expr pk_half(Machine& m, const Operand& o, unsigned lane, unsigned dword) {
+  if (o.kind == Operand::VGPR) return m.vgpr(o.index + dword, lane);
+  if (o.kind == Operand::SGPR) return m.sgpr(o.index + dword);
+  const z3::expr b = bits_of(m, o, 64, -1);
+  return dword ? b.extract(63, 32) : b.extract(31, 0);
+}
+template <auto F, unsigned NSrc> void sym_pk32(Machine& m, const ExecInst& in) {
+  const std::string what = in.raw ? in.raw->mnemonic : in.entry->stem;
+  if (in.mods.dpp.present || in.mods.sdwa.present) throw Unsupported{"DPP/SDWA form of " + what};
+  if (in.mods.clamp || in.mods.omod) throw Unsupported{"clamp/omod on " + what};
+  if (in.dst[0].kind != Operand::VGPR) throw Unsupported{"a packed result that is not a VGPR pair"};
+  for (unsigned i = 0; i < in.nsrc; ++i)
+    if (in.src[i].abs || in.src[i].neg || in.src[i].sext) throw Unsupported{"source modifiers on " + what};
+  if (m.round_mode != 0) throw Unsupported{fmt::format("MODE rounding {} (only round to nearest even is modeled, as in the emulator)", m.round_mode)};
+  m.used_uninterpreted = true;  // NaN bits are uninterpreted functions
+  z3::context& c = m.ctx();
+  const uint8_t sel = in.mods.op_sel, selhi = in.mods.op_sel_hi_given ? in.mods.op_sel_hi : 0x7;
+  const z3::expr sign = fp_bits_mask_sign<float>();
+  using Fn = std::remove_cvref_t<decltype(F)>;
+  constexpr Fn f{};
+  std::vector<z3::expr> out[2];  // every lane computed before any write (the pair may be a source)
+  for (unsigned l = 0; l < kLanes; ++l)
+    for (unsigned h = 0; h < 2; ++h) {
+      const uint8_t s = h ? selhi : sel, ng = h ? in.mods.neg_hi : in.mods.neg_lo;
+      std::vector<Sym<float>> x;
+      for (unsigned i = 0; i < 3; ++i) {
+        if (i >= NSrc) {
+          x.emplace_back(0.0f);
+          continue;
+        }
+        z3::expr b = pk_half(m, in.src[i], l, s >> i & 1);
+        if (m.flush_f32) b = z3::ite(b.extract(30, 23) == c.bv_val(0, 8), b & sign, b);
+        if (ng >> i & 1) b = b ^ sign;
+        x.push_back(from_ieee_bits<float>(b));
+      }
+      out[h].push_back(float_result_bits(m, f.template operator()<Terms>(x[0], x[1], x[2])));
+    }
+  for (unsigned h = 0; h < 2; ++h)
+    for (unsigned l = 0; l < kLanes; ++l)
+      m.set_vgpr(in.dst[0].index + h, l, z3::ite(m.exec_bit(l), out[h][l], m.vgpr(in.dst[0].index + h, l)));
+}
+
 struct SymUnits {
   std::map<std::string, SymFn, std::less<>> table;
+  template <auto F, unsigned NSrc> void pk32(const char* stem) { table[stem] = &sym_pk32<F, NSrc>; }
   template <auto F> void valu(const char* stem, emu::Category = emu::Category::Vector, uint32_t = 0) { table[stem] = &sym_valu<F>; }
   template <auto F> void salu(const char* stem, uint32_t = 0) { table[stem] = &sym_salu<F>; }
 };
@@ -302,6 +352,7 @@ const SymUnits& generic_units() {
     emu::sem::int_salu_units(s);
     emu::sem::float_valu_units(s);
     emu::sem::float_vopc_units(s);
+    emu::sem::pk_f32_units(s);
     return s;
   }();
   return u;
@@ -570,11 +621,77 @@ template <unsigned Bytes, unsigned Shift> void global_store_sub(Machine& m, cons
   }
 }
 
+// MUBUF buffer_load_* / buffer_store_* (emu/semantics/mubuf.cpp): the V# decode, the index/offset
+// rules, the swizzle and the range check are the emulator's own generic bodies (buffer_addr.h,
+// instantiated with Terms), and so is the placement of sub-dword and D16 data (vmem_data.h). An
+// out-of-range component reads 0 and writes nothing, per component (dword).
+struct BufferOperands {
+  emu::sem::buffer::RsrcFields<Terms> rs;
+  z3::expr soffset;
+};
+BufferOperands buffer_operands(Machine& m, const ExecInst& in, const Operand& srsrc, const Operand& soffset) {
+  if (in.mods.lds || in.mods.tfe || in.mods.lwe) throw Unsupported{"a buffer access with lds/tfe/lwe"};
+  if (srsrc.kind != Operand::SGPR) throw Unsupported{"a buffer resource that is not 4 SGPRs"};
+  m.touched_memory = true;
+  auto word = [&](unsigned i) { return Sym<uint32_t>(m.sgpr(srsrc.index + i)); };
+  return {emu::sem::buffer::decode_rsrc<Terms>(word(0), word(1), word(2), word(3)), z3::zext(bits_of(m, soffset, 32, -1), 32)};
+}
+// Lane l's component at byte `extra` of its element: in range, and its address.
+emu::sem::buffer::BufferComponent<Terms> buffer_lane(Machine& m, const ExecInst& in, const BufferOperands& b, const Operand& vaddr, unsigned l,
+                                                     unsigned extra, unsigned bytes) {
+  z3::context& c = m.ctx();
+  z3::expr index = c.bv_val(0, 64), offset = c.bv_val(static_cast<uint64_t>(in.mods.offset) + extra, 64);
+  if (vaddr.kind == Operand::VGPR) {
+    if (in.mods.idxen) index = z3::zext(m.vgpr(vaddr.index, l), 32);
+    if (in.mods.offen) offset = offset + z3::zext(m.vgpr(vaddr.index + (in.mods.idxen ? 1 : 0), l), 32);
+  }
+  return emu::sem::buffer::buffer_component<Terms>(b.rs, Sym<uint64_t>(b.soffset), Sym<uint64_t>(index), Sym<uint64_t>(offset), l,
+                                                   in.mods.idxen, bytes);
+}
+template <emu::sem::vmem::DataOp Op> void buffer_load(Machine& m, const ExecInst& in) {
+  const BufferOperands b = buffer_operands(m, in, in.src[1], in.src[2]);
+  const Operand& vdata = in.dst[0];
+  std::vector<std::vector<z3::expr>> data(Op.count);
+  reserve_lanes(m, Op.count * Op.bytes, Machine::Global);
+  for (unsigned l = 0; l < kLanes; ++l)
+    for (unsigned d = 0; d < Op.count; ++d) {
+      const z3::expr old = m.vgpr(vdata.index + d, l);
+      if (lane_off(m, l)) {
+        data[d].push_back(old);
+        continue;
+      }
+      const auto at = buffer_lane(m, in, b, in.src[0], l, 4 * d, Op.bytes);
+      z3::expr raw = load_bytes(m, at.address.e, Op.bytes);
+      if (Op.bytes < 4) raw = z3::zext(raw, 32 - 8 * Op.bytes);
+      raw = z3::ite(at.in_range.e, raw, m.ctx().bv_val(0, 32));
+      data[d].push_back(emu::sem::vmem::load_value<Terms>(Sym<uint32_t>(old), Sym<uint32_t>(raw), Op).e);
+    }
+  write_loaded(m, vdata.index, data);
+}
+template <emu::sem::vmem::DataOp Op> void buffer_store(Machine& m, const ExecInst& in) {
+  const BufferOperands b = buffer_operands(m, in, in.src[2], in.src[3]);
+  const Operand& vdata = in.src[0];
+  for (unsigned l = 0; l < kLanes; ++l) {  // lane order, as the emulator writes overlapping lanes
+    if (lane_off(m, l)) continue;
+    for (unsigned d = 0; d < Op.count; ++d) {
+      const auto at = buffer_lane(m, in, b, in.src[1], l, 4 * d, Op.bytes);
+      const z3::expr v = emu::sem::vmem::store_value<Terms>(Sym<uint32_t>(m.vgpr(vdata.index + d, l)), Op).e;
+      const z3::expr guard = m.exec_bit(l) && at.in_range.e;
+      for (unsigned k = 0; k < Op.bytes; ++k) m.store_byte(guard, (at.address.e + m.ctx().bv_val(k, 64)).simplify(), v.extract(8 * k + 7, 8 * k));
+    }
+  }
+}
+void add_buffer_units(std::map<std::string, SymFn, std::less<>>& t) {
+  emu::sem::vmem::for_each_load([&](const char* sfx, auto tag) { t[std::string("buffer_load_") + sfx] = &buffer_load<decltype(tag)::op>; });
+  emu::sem::vmem::for_each_store([&](const char* sfx, auto tag) { t[std::string("buffer_store_") + sfx] = &buffer_store<decltype(tag)::op>; });
+}
+
 void no_op(Machine&, const ExecInst&) {}
 void barrier(Machine& m, const ExecInst&) { m.barrier(); }
 
 const std::map<std::string, SymFn, std::less<>>& special_units() {
-  static const std::map<std::string, SymFn, std::less<>> t = {
+  static const std::map<std::string, SymFn, std::less<>> t = [] {
+    std::map<std::string, SymFn, std::less<>> t = {
       // s_setprio and s_sleep: scheduling hints with no functional effect (emu/semantics/sopp.cpp).
       {"s_waitcnt", no_op}, {"s_nop", no_op}, {"s_setprio", no_op}, {"s_sleep", no_op},
       {"s_barrier", barrier},
@@ -594,7 +711,10 @@ const std::map<std::string, SymFn, std::less<>>& special_units() {
       {"ds_write_b32", ds_write<4>}, {"ds_write_b64", ds_write<8>}, {"ds_write_b96", ds_write<12>}, {"ds_write_b128", ds_write<16>},
       {"ds_write_b8", ds_write<1>}, {"ds_write_b16", ds_write<2>}, {"ds_write_b8_d16_hi", ds_write<1, true>}, {"ds_write_b16_d16_hi", ds_write<2, true>},
       {"ds_write2_b32", ds_write2<4, 1>}, {"ds_write2_b64", ds_write2<8, 1>}, {"ds_write2st64_b32", ds_write2<4, 64>}, {"ds_write2st64_b64", ds_write2<8, 64>},
-  };
+    };
+    add_buffer_units(t);
+    return t;
+  }();
   return t;
 }
 
