@@ -307,6 +307,44 @@ std::string concrete_difference(const emu::Wave& a, const emu::Wave& b, const Co
   return {};
 }
 
+// Seeded random live-in states run through both windows with the emulator's own units (windows
+// without memory): the first that makes a compared location differ is a real counterexample.
+// Used when the solver's state does not reproduce (uninterpreted functions) and when the solver
+// gives up (an f32 fma or a 64-lane multiply can take it past its timeout on a difference any
+// random state shows).
+bool random_counterexample(const Window& w0, const Window& w1, const Compared& cmp, const ProofOptions& opt, ProofResult& r) {
+  emu::Wave a, b;
+  for (emu::Wave* w : {&a, &b}) {
+    w->allocate_vregs(kVregs);
+    w->accum_offset = kAccumOffset;
+    w->mode.bits = opt.mode_bits;
+    w->flush_f32 = w->mode.denorm32() == 0;
+  }
+  std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
+  for (unsigned trial = 0; trial < 8; ++trial) {
+    for (unsigned i = 0; i < emu::kNumScalarRegs; ++i) a.s[i] = static_cast<uint32_t>(rng());
+    a.s[emu::kNullSgpr] = 0;
+    a.scc = rng() & 1;
+    for (unsigned v = 0; v < kVregs; ++v)
+      for (unsigned l = 0; l < emu::kWaveSize; ++l) a.v[v].lane[l] = static_cast<uint32_t>(rng());
+    b.s = a.s, b.scc = a.scc;
+    std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
+    const auto s_in = a.s;
+    const bool scc_in = a.scc;
+    auto e0 = run_concrete(w0, a), e1 = run_concrete(w1, b);
+    if (!e0 || !e1) continue;
+    std::string diff = concrete_difference(a, b, cmp, *e0, *e1);
+    if (diff.empty()) continue;
+    r.verdict = Verdict::Disproven;
+    r.confirmed = true;
+    r.reason = "differs in " + diff + " (random live-in state, seed trial " + std::to_string(trial) + ")";
+    r.counterexample = fmt::format("random state #{} of seed 0x9e3779b97f4a7c15 (exec=0x{:x}, scc={})", trial,
+                                   (static_cast<uint64_t>(s_in[emu::kExecHi]) << 32) | s_in[emu::kExecLo], scc_in ? 1 : 0);
+    return true;
+  }
+  return false;
+}
+
 // Registers live after the window: at its end and at the labels outside it that a branch leaves to.
 struct LiveAt {
   const program::RegSet* end = nullptr;  // null: window-level (every register)
@@ -476,8 +514,15 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     }
     if (res == z3::unknown && unknown_what.empty()) unknown_what = d.what + ": " + s.reason_unknown();
   }
+  bool memory = false;
+  for (const auto* ps : {&p0, &p1})
+    for (const Path& p : *ps) memory |= p.m.touched_memory;
   if (!found) {
     if (!unknown_what.empty()) {
+      if (!memory && !opt.context && random_counterexample(w0, w1, cmp, opt, r)) {
+        r.reason += fmt::format(" (the solver gave up on {})", unknown_what);
+        return r;
+      }
       r.verdict = Verdict::Unknown;
       r.reason = fmt::format("solver gave up on {} (timeout {} ms per query)", unknown_what, opt.timeout_ms);
       return r;
@@ -487,9 +532,6 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     return r;
   }
   const z3::model& model = *found;
-  bool memory = false;
-  for (const auto* ps : {&p0, &p1})
-    for (const Path& p : *ps) memory |= p.m.touched_memory;
   if (!memory) {
     emu::Wave a;
     a.allocate_vregs(kVregs);
@@ -517,32 +559,9 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
         return r;
       }
     }
-    if (r.uninterpreted && !opt.context) {
-      // The solver's state relied on the uninterpreted functions being free; a few random live-in
-      // states run concretely may still show a real difference (then that state is the counterexample).
-      std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
-      for (unsigned trial = 0; trial < 8; ++trial) {
-        for (unsigned i = 0; i < emu::kNumScalarRegs; ++i) a.s[i] = static_cast<uint32_t>(rng());
-        a.s[emu::kNullSgpr] = 0;
-        a.scc = rng() & 1;
-        for (unsigned v = 0; v < kVregs; ++v)
-          for (unsigned l = 0; l < emu::kWaveSize; ++l) a.v[v].lane[l] = static_cast<uint32_t>(rng());
-        b.s = a.s, b.scc = a.scc;
-        std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
-        const auto s_in = a.s;
-        const bool scc_in = a.scc;
-        auto e0 = run_concrete(w0, a), e1 = run_concrete(w1, b);
-        if (!e0 || !e1) continue;
-        std::string diff = concrete_difference(a, b, cmp, *e0, *e1);
-        if (diff.empty()) continue;
-        r.verdict = Verdict::Disproven;
-        r.confirmed = true;
-        r.reason = "differs in " + diff + " (random live-in state, seed trial " + std::to_string(trial) + ")";
-        r.counterexample = fmt::format("random state #{} of seed 0x9e3779b97f4a7c15 (exec=0x{:x}, scc={})", trial,
-                                       (static_cast<uint64_t>(s_in[emu::kExecHi]) << 32) | s_in[emu::kExecLo], scc_in ? 1 : 0);
-        return r;
-      }
-    }
+    // The solver's state relied on the uninterpreted functions being free; random states run
+    // concretely may still show a real difference.
+    if (r.uninterpreted && !opt.context && random_counterexample(w0, w1, cmp, opt, r)) return r;
     r.verdict = Verdict::Unknown;
     r.reason = r.uninterpreted ? "differs in " + what + " only through uninterpreted functions (not reproduced concretely)"
                                : "internal: the solver's counterexample (" + what + ") did not reproduce concretely";

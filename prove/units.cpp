@@ -686,6 +686,44 @@ void add_buffer_units(std::map<std::string, SymFn, std::less<>>& t) {
   emu::sem::vmem::for_each_store([&](const char* sfx, auto tag) { t[std::string("buffer_store_") + sfx] = &buffer_store<decltype(tag)::op>; });
 }
 
+// Cross-lane moves and lane counting (emu/semantics/lane.cpp): hand-written units there, since they
+// read EXEC or other lanes specially, so this is the prover's reading of them, checked against the
+// emulator's units by GenericAgree.LaneUnitsAgreeWithTheEmulator.
+// v_readfirstlane_b32 SDST, VSRC0: the lowest lane under EXEC (lane 0 when EXEC is 0).
+void readfirstlane(Machine& m, const ExecInst& in) {
+  const Operand& src = in.src[0];
+  if (src.kind != Operand::VGPR) return write_scalar(m, in.dst[0], bits_of(m, src, 32, -1), 1);
+  z3::expr r = m.vgpr(src.index, 0);
+  for (int l = kLanes - 1; l >= 0; --l) r = z3::ite(m.exec_bit(l), m.vgpr(src.index, l), r);
+  write_scalar(m, in.dst[0], r, 1);
+}
+// The lane SSRC1[5:0] names (v_readlane_b32 / v_writelane_b32: EXEC is ignored).
+z3::expr lane_index(Machine& m, const Operand& o) { return bits_of(m, o, 64, -1).extract(5, 0); }
+void readlane(Machine& m, const ExecInst& in) {
+  if (in.src[0].kind != Operand::VGPR) throw Unsupported{"v_readlane_b32 of a non-VGPR source"};
+  const z3::expr at = lane_index(m, in.src[1]);
+  z3::expr r = m.vgpr(in.src[0].index, kLanes - 1);
+  for (int l = kLanes - 2; l >= 0; --l) r = z3::ite(at == m.ctx().bv_val(l, 6), m.vgpr(in.src[0].index, l), r);
+  write_scalar(m, in.dst[0], r, 1);
+}
+void writelane(Machine& m, const ExecInst& in) {
+  if (in.dst[0].kind != Operand::VGPR) throw Unsupported{"v_writelane_b32 to a non-VGPR"};
+  const z3::expr at = lane_index(m, in.src[1]), v = bits_of(m, in.src[0], 32, -1);
+  for (unsigned l = 0; l < kLanes; ++l) m.set_vgpr(in.dst[0].index, l, z3::ite(at == m.ctx().bv_val(l, 6), v, m.vgpr(in.dst[0].index, l)));
+}
+// v_mbcnt_{lo,hi}_u32_b32 D, S0, S1: D = S1 + popcount(S0 & the lanes below this one [31:0] / [63:32]), under EXEC.
+template <bool Hi> void mbcnt(Machine& m, const ExecInst& in) {
+  check_plain(in, Hi ? "v_mbcnt_hi_u32_b32" : "v_mbcnt_lo_u32_b32");
+  std::vector<std::pair<unsigned, z3::expr>> d;
+  for (unsigned l = 0; l < kLanes; ++l) {
+    const uint64_t below = l == 0 ? 0 : ~0ull >> (64 - l);
+    const uint32_t mask = static_cast<uint32_t>(Hi ? below >> 32 : below);
+    const Sym<uint32_t> s0(bits_of(m, in.src[0], 32, static_cast<int>(l))), s1(bits_of(m, in.src[1], 32, static_cast<int>(l)));
+    d.emplace_back(l, (s1 + popcount(s0 & mask)).e);
+  }
+  for (auto& [l, v] : d) write_vector(m, in.dst[0], l, v);
+}
+
 void no_op(Machine&, const ExecInst&) {}
 void barrier(Machine& m, const ExecInst&) { m.barrier(); }
 
@@ -695,6 +733,8 @@ const std::map<std::string, SymFn, std::less<>>& special_units() {
       // s_setprio and s_sleep: scheduling hints with no functional effect (emu/semantics/sopp.cpp).
       {"s_waitcnt", no_op}, {"s_nop", no_op}, {"s_setprio", no_op}, {"s_sleep", no_op},
       {"s_barrier", barrier},
+      {"v_readfirstlane_b32", readfirstlane}, {"v_readlane_b32", readlane}, {"v_writelane_b32", writelane},
+      {"v_mbcnt_lo_u32_b32", mbcnt<false>}, {"v_mbcnt_hi_u32_b32", mbcnt<true>},
       {"global_load_ubyte", global_load_sub<1, false>}, {"global_load_sbyte", global_load_sub<1, true>},
       {"global_load_ushort", global_load_sub<2, false>}, {"global_load_sshort", global_load_sub<2, true>},
       {"global_store_byte", global_store_sub<1, 0>}, {"global_store_short", global_store_sub<2, 0>},

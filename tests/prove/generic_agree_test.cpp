@@ -109,3 +109,21 @@ TEST(GenericAgree, PackedF32AgreesWithTheEmulator) {
 
 }  // namespace
 }  // namespace asmevo::prove
+
+namespace asmevo::prove {
+namespace {
+
+// The cross-lane units the prover reads on its own (prove/units.cpp; emu/semantics/lane.cpp's are
+// hand-written): readfirstlane under random EXEC (and EXEC 0 through the biased values), readlane
+// and writelane at a lane from an SGPR or a constant, mbcnt lo/hi.
+TEST(GenericAgree, LaneUnitsAgreeWithTheEmulator) {
+  for (const char* line : {"v_readfirstlane_b32 s40, v2", "v_readlane_b32 s40, v2, s3", "v_readlane_b32 s40, v2, 37", "v_writelane_b32 v2, s4, s3",
+                           "v_writelane_b32 v2, 7, 63", "v_mbcnt_lo_u32_b32 v40, s4, v2", "v_mbcnt_hi_u32_b32 v40, -1, v2",
+                           "v_mbcnt_lo_u32_b32 v40, -1, 0"}) {
+    SCOPED_TRACE(line);
+    EXPECT_EQ(disagreement(line, 0x1a7e, 12), "") << line;
+  }
+}
+
+}  // namespace
+}  // namespace asmevo::prove

@@ -115,5 +115,21 @@ TEST(ProvePacked, PackedF32IsTwoF32Operations) {
   EXPECT_EQ(h.verdict, Verdict::Disproven) << h.to_text();
 }
 
+TEST(ProvePacked, AFusedMultiplyAddIsNotAMultiplyThenAnAdd) {
+  // Two roundings instead of one. Z3 takes more than 10 s per lane on the bit-blasted f32 fma
+  // (measured: UNKNOWN, a timeout), while random live-in states run on the emulator's units show
+  // the difference at once; so after the solver gives up, a confirmed concrete difference is
+  // DISPROVEN. A short timeout keeps the test fast (the solver may also win: DISPROVEN either way).
+  ProofOptions o;
+  o.timeout_ms = 300, o.budget_ms = 1000;
+  auto f = prove_window({"v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7]"}, {"v_pk_mul_f32 v[0:1], v[2:3], v[4:5]", "v_pk_add_f32 v[0:1], v[0:1], v[6:7]"},
+                        nullptr, o);
+  EXPECT_EQ(f.verdict, Verdict::Disproven) << f.to_text();
+  EXPECT_TRUE(f.confirmed) << f.to_text();
+  // Equal windows stay PROVEN (random states only ever add a DISPROVEN the emulator confirms).
+  auto same = prove_window({"v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7]"}, {"v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7]"}, nullptr, o);
+  EXPECT_EQ(same.verdict, Verdict::Proven) << same.to_text();
+}
+
 }  // namespace
 }  // namespace asmevo::prove
