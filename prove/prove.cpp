@@ -490,6 +490,14 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     r.reason = compared_text + " (equal by simplification)";
     return r;
   }
+  bool memory = false;
+  for (const auto* ps : {&p0, &p1})
+    for (const Path& p : *ps) memory |= p.m.touched_memory;
+  // Float cones cost the solver seconds per lane (a bit-blasted f32 fma: more than its timeout)
+  // where a random state shows most differences at once: with float or uninterpreted units and no
+  // memory, the random states run first (a difference they show is confirmed by the emulator's
+  // units; when they show none, the solver decides as before).
+  if (r.uninterpreted && !memory && !opt.context && random_counterexample(w0, w1, cmp, opt, r)) return r;
   // One query per location (a register, one lane of a VGPR, memory): each bit-blasts only its own
   // cone, where one query over the disjunction would bit-blast every lane's multiplier at once.
   std::optional<z3::model> found;
@@ -514,9 +522,6 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     }
     if (res == z3::unknown && unknown_what.empty()) unknown_what = d.what + ": " + s.reason_unknown();
   }
-  bool memory = false;
-  for (const auto* ps : {&p0, &p1})
-    for (const Path& p : *ps) memory |= p.m.touched_memory;
   if (!found) {
     if (!unknown_what.empty()) {
       if (!memory && !opt.context && random_counterexample(w0, w1, cmp, opt, r)) {
