@@ -47,6 +47,7 @@ class Machine {
   z3::expr load_byte(const z3::expr& address, Space space = Global);
   void store_byte(const z3::expr& guard, const z3::expr& address, const z3::expr& byte, Space space = Global) {
     writes_.push_back({guard, address, byte, space});
+    global_after_barrier |= space == Global && !barrier_memory_.empty();
     ++writes_in_[space];
     mem_written_ = true;
     space_written_[space] = true;
@@ -59,6 +60,18 @@ class Machine {
   void reserve_load(unsigned bytes, Space space);
   uint64_t memory_links() const { return *memory_links_; }
   uint64_t max_memory_links = UINT64_MAX;
+  // s_barrier (docs/prove.md "Barriers"): an ordering point of the memory effects. It records
+  // each space's memory as this wave sees it there (one byte at the symbolic address both windows'
+  // comparisons use), then forgets the window's writes of the spaces other waves may have written
+  // meanwhile: their bytes after the k-th barrier are a free array ("lds.b1", "mem.b1") that both
+  // windows share, so a load or store moved across a barrier reads or leaves a different memory.
+  // `havoc_global` false keeps global memory (a run in which no other wave writes it).
+  void barrier();
+  bool havoc_global = true;
+  bool global_after_barrier = false;  // a global load or store followed a barrier (so havoc_global matters)
+  // The memory at each barrier this path passed: [k][space], the byte at compared_address(space).
+  const std::vector<std::vector<z3::expr>>& barrier_memory() const { return barrier_memory_; }
+  z3::expr compared_address(Space s) const { return c_.bv_const(s == Lds ? "lds_address" : "address", 64); }
   // The workgroup's LDS allocation in bytes (a free variable both windows share): an LDS dword at
   // or past it reads 0 and is not written (emu/semantics/ds.cpp).
   z3::expr lds_size() const { return c_.bv_const("lds_size", 64); }
@@ -99,6 +112,8 @@ class Machine {
   // Shared by the copies run_paths makes at branches: the bound is on the whole window's terms.
   std::shared_ptr<uint64_t> memory_links_ = std::make_shared<uint64_t>(0);
   std::vector<ByteWrite> writes_;
+  unsigned epoch_[kSpaces] = {};  // barriers that forgot this space's bytes (its live-in array's name)
+  std::vector<std::vector<z3::expr>> barrier_memory_;
   std::set<unsigned> s_written_, v_written_;
   bool scc_written_ = false, mem_written_ = false;
 };

@@ -307,18 +307,60 @@ std::string concrete_difference(const emu::Wave& a, const emu::Wave& b, const Co
   return {};
 }
 
+// Seeded random live-in states run through both windows with the emulator's own units (windows
+// without memory): the first that makes a compared location differ is a real counterexample.
+// Used when the solver's state does not reproduce (uninterpreted functions) and when the solver
+// gives up (an f32 fma or a 64-lane multiply can take it past its timeout on a difference any
+// random state shows).
+bool random_counterexample(const Window& w0, const Window& w1, const Compared& cmp, const ProofOptions& opt, ProofResult& r) {
+  emu::Wave a, b;
+  for (emu::Wave* w : {&a, &b}) {
+    w->allocate_vregs(kVregs);
+    w->accum_offset = kAccumOffset;
+    w->mode.bits = opt.mode_bits;
+    w->flush_f32 = w->mode.denorm32() == 0;
+  }
+  std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
+  for (unsigned trial = 0; trial < 8; ++trial) {
+    for (unsigned i = 0; i < emu::kNumScalarRegs; ++i) a.s[i] = static_cast<uint32_t>(rng());
+    a.s[emu::kNullSgpr] = 0;
+    a.scc = rng() & 1;
+    for (unsigned v = 0; v < kVregs; ++v)
+      for (unsigned l = 0; l < emu::kWaveSize; ++l) a.v[v].lane[l] = static_cast<uint32_t>(rng());
+    b.s = a.s, b.scc = a.scc;
+    std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
+    const auto s_in = a.s;
+    const bool scc_in = a.scc;
+    auto e0 = run_concrete(w0, a), e1 = run_concrete(w1, b);
+    if (!e0 || !e1) continue;
+    std::string diff = concrete_difference(a, b, cmp, *e0, *e1);
+    if (diff.empty()) continue;
+    r.verdict = Verdict::Disproven;
+    r.confirmed = true;
+    r.reason = "differs in " + diff + " (random live-in state, seed trial " + std::to_string(trial) + ")";
+    r.counterexample = fmt::format("random state #{} of seed 0x9e3779b97f4a7c15 (exec=0x{:x}, scc={})", trial,
+                                   (static_cast<uint64_t>(s_in[emu::kExecHi]) << 32) | s_in[emu::kExecLo], scc_in ? 1 : 0);
+    return true;
+  }
+  return false;
+}
+
 // Registers live after the window: at its end and at the labels outside it that a branch leaves to.
 struct LiveAt {
   const program::RegSet* end = nullptr;  // null: window-level (every register)
   const std::map<std::string, program::RegSet>* labels = nullptr;
 };
 
-ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const ProofOptions& opt) {
+// `havoc_global`: whether other waves may write global memory across a barrier (Machine::barrier);
+// `global_after_barrier` (out): a window accessed global memory after a barrier, so that choice matters.
+ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const ProofOptions& opt, bool havoc_global,
+                  bool* global_after_barrier) {
   ProofResult r;
   z3::context c;
   ContextScope scope(c);
   Machine m0(c), m1(c);
   for (Machine* m : {&m0, &m1}) {
+    m->havoc_global = havoc_global;
     m->flush_f32 = ((opt.mode_bits >> 4) & 3) == 0, m->round_mode = opt.mode_bits & 0xf;
     m->max_memory_links = opt.max_memory_links;
     if (const LiveInState* ctx = opt.context) {
@@ -333,8 +375,38 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     }
   }
   std::vector<Path> p0 = run_paths(w0, m0), p1 = run_paths(w1, m1);
+  size_t most_barriers = 0;
   for (const auto* ps : {&p0, &p1})
-    for (const Path& p : *ps) r.uninterpreted |= p.m.used_uninterpreted;
+    for (const Path& p : *ps) {
+      r.uninterpreted |= p.m.used_uninterpreted;
+      most_barriers = std::max(most_barriers, p.m.barrier_memory().size());
+      if (global_after_barrier) *global_after_barrier |= p.m.global_after_barrier;
+    }
+  if (most_barriers) {
+    // Both windows must pass the same barriers (docs/prove.md "Barriers"): a barrier added or
+    // removed changes how the workgroup synchronises, which this proof does not judge (barrier_elim
+    // proves its own removals); UNKNOWN, testing decides.
+    auto count_of = [&](const std::vector<Path>& ps) {
+      z3::expr e = c.bv_val(ps.back().m.barrier_memory().size(), 16);
+      for (size_t i = ps.size() - 1; i-- > 0;) e = z3::ite(ps[i].cond, c.bv_val(ps[i].m.barrier_memory().size(), 16), e);
+      return e;
+    };
+    const z3::expr differ = (count_of(p0) != count_of(p1)).simplify();
+    if (!differ.is_false()) {
+      z3::solver s(c);
+      z3::params p(c);
+      p.set("timeout", opt.timeout_ms);
+      s.set(p);
+      s.add(differ);
+      if (const z3::check_result res = s.check(); res != z3::unsat) {
+        r.verdict = Verdict::Unknown;
+        r.reason = res == z3::sat ? "the windows pass different numbers of s_barrier (a barrier added or removed: not a window "
+                                    "proof's to judge; barrier_elim proves its own removals)"
+                                  : "solver gave up on the number of s_barrier passed";
+        return r;
+      }
+    }
+  }
   // Registers live at the exits the windows take: the window's end, a label outside it, s_endpgm
   // (nothing but memory); an exit whose live set is not given counts every register live.
   std::optional<program::RegSet> live_union;
@@ -388,11 +460,20 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
       diffs.push_back({fmt::format("{}[lane {}]", vreg_name(v), l),
                        merged(p0, [&](Machine& m) { return m.vgpr(v, l); }) != merged(p1, [&](Machine& m) { return m.vgpr(v, l); })});
   if (cmp.scc) diffs.push_back({"scc", merged(p0, [](Machine& m) { return m.scc(); }) != merged(p1, [](Machine& m) { return m.scc(); })});
+  // The memory at each barrier, as this wave leaves it for the others (Machine::barrier): a store
+  // moved across a barrier differs there.
+  for (size_t k = 0; k < most_barriers; ++k)
+    for (auto [space, name] : {std::pair{Machine::Global, "global memory"}, std::pair{Machine::Lds, "LDS"}}) {
+      auto at_barrier = [&](Machine& m) {
+        return k < m.barrier_memory().size() ? m.barrier_memory()[k][space] : c.bv_val(0, 8);
+      };
+      diffs.push_back({fmt::format("{} at s_barrier #{}", name, k + 1), merged(p0, at_barrier) != merged(p1, at_barrier)});
+    }
   // Final memory, compared at one symbolic address per space (extensionality made explicit: the
   // selects become chains of address comparisons, which bit-blast far better than array disequality).
   for (auto [written, space, name] : {std::tuple{cmp.memory, Machine::Global, "global memory"}, std::tuple{cmp.lds, Machine::Lds, "LDS"}}) {
     if (!written) continue;
-    z3::expr at = c.bv_const(space == Machine::Lds ? "lds_address" : "address", 64);
+    z3::expr at = m0.compared_address(space);
     diffs.push_back({name, merged(p0, [&](Machine& m) { return m.load_byte(at, space); }) != merged(p1, [&](Machine& m) { return m.load_byte(at, space); })});
   }
   const std::string compared_text =
@@ -409,6 +490,14 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     r.reason = compared_text + " (equal by simplification)";
     return r;
   }
+  bool memory = false;
+  for (const auto* ps : {&p0, &p1})
+    for (const Path& p : *ps) memory |= p.m.touched_memory;
+  // Float cones cost the solver seconds per lane (a bit-blasted f32 fma: more than its timeout)
+  // where a random state shows most differences at once: with float or uninterpreted units and no
+  // memory, the random states run first (a difference they show is confirmed by the emulator's
+  // units; when they show none, the solver decides as before).
+  if (r.uninterpreted && !memory && !opt.context && random_counterexample(w0, w1, cmp, opt, r)) return r;
   // One query per location (a register, one lane of a VGPR, memory): each bit-blasts only its own
   // cone, where one query over the disjunction would bit-blast every lane's multiplier at once.
   std::optional<z3::model> found;
@@ -435,6 +524,10 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
   }
   if (!found) {
     if (!unknown_what.empty()) {
+      if (!memory && !opt.context && random_counterexample(w0, w1, cmp, opt, r)) {
+        r.reason += fmt::format(" (the solver gave up on {})", unknown_what);
+        return r;
+      }
       r.verdict = Verdict::Unknown;
       r.reason = fmt::format("solver gave up on {} (timeout {} ms per query)", unknown_what, opt.timeout_ms);
       return r;
@@ -444,9 +537,6 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     return r;
   }
   const z3::model& model = *found;
-  bool memory = false;
-  for (const auto* ps : {&p0, &p1})
-    for (const Path& p : *ps) memory |= p.m.touched_memory;
   if (!memory) {
     emu::Wave a;
     a.allocate_vregs(kVregs);
@@ -474,32 +564,9 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
         return r;
       }
     }
-    if (r.uninterpreted && !opt.context) {
-      // The solver's state relied on the uninterpreted functions being free; a few random live-in
-      // states run concretely may still show a real difference (then that state is the counterexample).
-      std::mt19937_64 rng(0x9e3779b97f4a7c15ull);
-      for (unsigned trial = 0; trial < 8; ++trial) {
-        for (unsigned i = 0; i < emu::kNumScalarRegs; ++i) a.s[i] = static_cast<uint32_t>(rng());
-        a.s[emu::kNullSgpr] = 0;
-        a.scc = rng() & 1;
-        for (unsigned v = 0; v < kVregs; ++v)
-          for (unsigned l = 0; l < emu::kWaveSize; ++l) a.v[v].lane[l] = static_cast<uint32_t>(rng());
-        b.s = a.s, b.scc = a.scc;
-        std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
-        const auto s_in = a.s;
-        const bool scc_in = a.scc;
-        auto e0 = run_concrete(w0, a), e1 = run_concrete(w1, b);
-        if (!e0 || !e1) continue;
-        std::string diff = concrete_difference(a, b, cmp, *e0, *e1);
-        if (diff.empty()) continue;
-        r.verdict = Verdict::Disproven;
-        r.confirmed = true;
-        r.reason = "differs in " + diff + " (random live-in state, seed trial " + std::to_string(trial) + ")";
-        r.counterexample = fmt::format("random state #{} of seed 0x9e3779b97f4a7c15 (exec=0x{:x}, scc={})", trial,
-                                       (static_cast<uint64_t>(s_in[emu::kExecHi]) << 32) | s_in[emu::kExecLo], scc_in ? 1 : 0);
-        return r;
-      }
-    }
+    // The solver's state relied on the uninterpreted functions being free; random states run
+    // concretely may still show a real difference.
+    if (r.uninterpreted && !opt.context && random_counterexample(w0, w1, cmp, opt, r)) return r;
     r.verdict = Verdict::Unknown;
     r.reason = r.uninterpreted ? "differs in " + what + " only through uninterpreted functions (not reproduced concretely)"
                                : "internal: the solver's counterexample (" + what + ") did not reproduce concretely";
@@ -525,7 +592,23 @@ ProofResult prove_window(const std::vector<std::string>& old_lines, const std::v
   ProofResult r;
   try {
     Window w0 = decode(old_lines), w1 = decode(new_lines);
-    r = solve(w0, w1, LiveAt{live_out, live_at_labels}, options);
+    bool global_after_barrier = false;
+    r = solve(w0, w1, LiveAt{live_out, live_at_labels}, options, /*havoc_global=*/true, &global_after_barrier);
+    if (global_after_barrier && r.verdict == Verdict::Disproven) {
+      // The difference may rest on another wave writing global memory between barriers, which
+      // most kernels never do (their inputs are read-only): DISPROVEN only if it remains when
+      // no other wave writes global memory; otherwise testing decides.
+      ProofResult quiet = solve(w0, w1, LiveAt{live_out, live_at_labels}, options, /*havoc_global=*/false, nullptr);
+      if (quiet.verdict == Verdict::Disproven) {
+        r = std::move(quiet);
+        r.reason += " (also when no other wave writes global memory between the barriers)";
+      } else {
+        r.verdict = Verdict::Unknown;
+        r.reason = fmt::format("{} only if another wave of the workgroup writes that global memory between the barriers (a global "
+                               "access moved across s_barrier; with none writing it: {})",
+                               r.reason, verdict_name(quiet.verdict));
+      }
+    }
   } catch (const Unsupported& u) {
     r.verdict = Verdict::Unknown;
     r.reason = "unsupported: " + u.what;

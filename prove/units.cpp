@@ -1,7 +1,8 @@
 // The prover's reading of the semantic table: the generic units (emu/semantics/int_units.h)
 // instantiated with Terms, inside a symbolic copy of the ALU framework's operand and exec rules
 // (emu/alu.h); every other framework ALU unit as an uninterpreted function of its operands;
-// global loads/stores on an array memory; s_waitcnt/s_nop as no-ops. Anything else is Unsupported.
+// global, buffer, scalar and LDS loads/stores on array memories; s_barrier as an ordering point;
+// s_waitcnt/s_nop as no-ops. Anything else is Unsupported.
 #include <fmt/format.h>
 
 #include <map>
@@ -10,8 +11,10 @@
 
 #include "emu/alu.h"
 #include "emu/registry.h"
+#include "emu/semantics/buffer_addr.h"
 #include "emu/semantics/float_units.h"
 #include "emu/semantics/int_units.h"
+#include "emu/semantics/vmem_data.h"
 #include "program/instruction.h"
 #include "prove/machine.h"
 #include "prove/terms.h"
@@ -52,12 +55,33 @@ void Machine::reserve_load(unsigned bytes, Space space) {
                                   max_memory_links, *memory_links_, bytes, space == Lds ? "LDS" : "global memory", links,
                                   writes_in_[space])};
   *memory_links_ += links;
+  global_after_barrier |= space == Global && !barrier_memory_.empty();
 }
 z3::expr Machine::load_byte(const z3::expr& address, Space space) {
-  z3::expr r = z3::select(c_.constant(space == Lds ? "lds" : "mem", c_.array_sort(c_.bv_sort(64), c_.bv_sort(8))), address);
+  std::string name = space == Lds ? "lds" : "mem";
+  if (epoch_[space]) name += fmt::format(".b{}", epoch_[space]);
+  z3::expr r = z3::select(c_.constant(name.c_str(), c_.array_sort(c_.bv_sort(64), c_.bv_sort(8))), address);
   for (const ByteWrite& w : writes_)
     if (w.space == space) r = z3::ite(w.guard && w.address == address, w.byte, r);
   return r;
+}
+
+void Machine::barrier() {
+  const bool after = global_after_barrier;  // the snapshot's own reads are not accesses
+  std::vector<z3::expr> at;
+  for (unsigned s = 0; s < kSpaces; ++s) {
+    reserve_load(1, static_cast<Space>(s));
+    at.push_back(load_byte(compared_address(static_cast<Space>(s)), static_cast<Space>(s)).simplify());
+  }
+  barrier_memory_.push_back(std::move(at));
+  global_after_barrier = after;
+  const unsigned k = static_cast<unsigned>(barrier_memory_.size());
+  for (unsigned s = 0; s < kSpaces; ++s) {
+    if (s == Global && !havoc_global) continue;
+    std::erase_if(writes_, [&](const ByteWrite& w) { return w.space == s; });
+    writes_in_[s] = 0;
+    epoch_[s] = k;
+  }
 }
 
 namespace {
@@ -267,8 +291,55 @@ template <auto F> void sym_salu(Machine& m, const ExecInst& in) {
   run_salu<F, Args>(m, in, std::make_index_sequence<std::tuple_size_v<Args>>{});
 }
 
+// Packed f32 (emu/semantics/vop3p.cpp exec_pk32): source i's 32-bit half for result half h is the
+// dword op_sel[i] (h = 0) / op_sel_hi[i] (h = 1, all ones when not given) picks of its register
+// pair (a constant's: its low or high 32 bits); f32 denormals flush as MODE says, then neg_lo /
+// neg_hi flip the sign; each half's result is one generic body's (float_units.h pk_f32_units).
+z3::expr pk_half(Machine& m, const Operand& o, unsigned lane, unsigned dword) {
+  if (o.kind == Operand::VGPR) return m.vgpr(o.index + dword, lane);
+  if (o.kind == Operand::SGPR) return m.sgpr(o.index + dword);
+  const z3::expr b = bits_of(m, o, 64, -1);
+  return dword ? b.extract(63, 32) : b.extract(31, 0);
+}
+template <auto F, unsigned NSrc> void sym_pk32(Machine& m, const ExecInst& in) {
+  const std::string what = in.raw ? in.raw->mnemonic : in.entry->stem;
+  if (in.mods.dpp.present || in.mods.sdwa.present) throw Unsupported{"DPP/SDWA form of " + what};
+  if (in.mods.clamp || in.mods.omod) throw Unsupported{"clamp/omod on " + what};
+  if (in.dst[0].kind != Operand::VGPR) throw Unsupported{"a packed result that is not a VGPR pair"};
+  for (unsigned i = 0; i < in.nsrc; ++i)
+    if (in.src[i].abs || in.src[i].neg || in.src[i].sext) throw Unsupported{"source modifiers on " + what};
+  if (m.round_mode != 0) throw Unsupported{fmt::format("MODE rounding {} (only round to nearest even is modeled, as in the emulator)", m.round_mode)};
+  m.used_uninterpreted = true;  // NaN bits are uninterpreted functions
+  z3::context& c = m.ctx();
+  const uint8_t sel = in.mods.op_sel, selhi = in.mods.op_sel_hi_given ? in.mods.op_sel_hi : 0x7;
+  const z3::expr sign = fp_bits_mask_sign<float>();
+  using Fn = std::remove_cvref_t<decltype(F)>;
+  constexpr Fn f{};
+  std::vector<z3::expr> out[2];  // every lane computed before any write (the pair may be a source)
+  for (unsigned l = 0; l < kLanes; ++l)
+    for (unsigned h = 0; h < 2; ++h) {
+      const uint8_t s = h ? selhi : sel, ng = h ? in.mods.neg_hi : in.mods.neg_lo;
+      std::vector<Sym<float>> x;
+      for (unsigned i = 0; i < 3; ++i) {
+        if (i >= NSrc) {
+          x.emplace_back(0.0f);
+          continue;
+        }
+        z3::expr b = pk_half(m, in.src[i], l, s >> i & 1);
+        if (m.flush_f32) b = z3::ite(b.extract(30, 23) == c.bv_val(0, 8), b & sign, b);
+        if (ng >> i & 1) b = b ^ sign;
+        x.push_back(from_ieee_bits<float>(b));
+      }
+      out[h].push_back(float_result_bits(m, f.template operator()<Terms>(x[0], x[1], x[2])));
+    }
+  for (unsigned h = 0; h < 2; ++h)
+    for (unsigned l = 0; l < kLanes; ++l)
+      m.set_vgpr(in.dst[0].index + h, l, z3::ite(m.exec_bit(l), out[h][l], m.vgpr(in.dst[0].index + h, l)));
+}
+
 struct SymUnits {
   std::map<std::string, SymFn, std::less<>> table;
+  template <auto F, unsigned NSrc> void pk32(const char* stem) { table[stem] = &sym_pk32<F, NSrc>; }
   template <auto F> void valu(const char* stem, emu::Category = emu::Category::Vector, uint32_t = 0) { table[stem] = &sym_valu<F>; }
   template <auto F> void salu(const char* stem, uint32_t = 0) { table[stem] = &sym_salu<F>; }
 };
@@ -281,6 +352,7 @@ const SymUnits& generic_units() {
     emu::sem::int_salu_units(s);
     emu::sem::float_valu_units(s);
     emu::sem::float_vopc_units(s);
+    emu::sem::pk_f32_units(s);
     return s;
   }();
   return u;
@@ -549,12 +621,120 @@ template <unsigned Bytes, unsigned Shift> void global_store_sub(Machine& m, cons
   }
 }
 
+// MUBUF buffer_load_* / buffer_store_* (emu/semantics/mubuf.cpp): the V# decode, the index/offset
+// rules, the swizzle and the range check are the emulator's own generic bodies (buffer_addr.h,
+// instantiated with Terms), and so is the placement of sub-dword and D16 data (vmem_data.h). An
+// out-of-range component reads 0 and writes nothing, per component (dword).
+struct BufferOperands {
+  emu::sem::buffer::RsrcFields<Terms> rs;
+  z3::expr soffset;
+};
+BufferOperands buffer_operands(Machine& m, const ExecInst& in, const Operand& srsrc, const Operand& soffset) {
+  if (in.mods.lds || in.mods.tfe || in.mods.lwe) throw Unsupported{"a buffer access with lds/tfe/lwe"};
+  if (srsrc.kind != Operand::SGPR) throw Unsupported{"a buffer resource that is not 4 SGPRs"};
+  m.touched_memory = true;
+  auto word = [&](unsigned i) { return Sym<uint32_t>(m.sgpr(srsrc.index + i)); };
+  return {emu::sem::buffer::decode_rsrc<Terms>(word(0), word(1), word(2), word(3)), z3::zext(bits_of(m, soffset, 32, -1), 32)};
+}
+// Lane l's component at byte `extra` of its element: in range, and its address.
+emu::sem::buffer::BufferComponent<Terms> buffer_lane(Machine& m, const ExecInst& in, const BufferOperands& b, const Operand& vaddr, unsigned l,
+                                                     unsigned extra, unsigned bytes) {
+  z3::context& c = m.ctx();
+  z3::expr index = c.bv_val(0, 64), offset = c.bv_val(static_cast<uint64_t>(in.mods.offset) + extra, 64);
+  if (vaddr.kind == Operand::VGPR) {
+    if (in.mods.idxen) index = z3::zext(m.vgpr(vaddr.index, l), 32);
+    if (in.mods.offen) offset = offset + z3::zext(m.vgpr(vaddr.index + (in.mods.idxen ? 1 : 0), l), 32);
+  }
+  return emu::sem::buffer::buffer_component<Terms>(b.rs, Sym<uint64_t>(b.soffset), Sym<uint64_t>(index), Sym<uint64_t>(offset), l,
+                                                   in.mods.idxen, bytes);
+}
+template <emu::sem::vmem::DataOp Op> void buffer_load(Machine& m, const ExecInst& in) {
+  const BufferOperands b = buffer_operands(m, in, in.src[1], in.src[2]);
+  const Operand& vdata = in.dst[0];
+  std::vector<std::vector<z3::expr>> data(Op.count);
+  reserve_lanes(m, Op.count * Op.bytes, Machine::Global);
+  for (unsigned l = 0; l < kLanes; ++l)
+    for (unsigned d = 0; d < Op.count; ++d) {
+      const z3::expr old = m.vgpr(vdata.index + d, l);
+      if (lane_off(m, l)) {
+        data[d].push_back(old);
+        continue;
+      }
+      const auto at = buffer_lane(m, in, b, in.src[0], l, 4 * d, Op.bytes);
+      z3::expr raw = load_bytes(m, at.address.e, Op.bytes);
+      if (Op.bytes < 4) raw = z3::zext(raw, 32 - 8 * Op.bytes);
+      raw = z3::ite(at.in_range.e, raw, m.ctx().bv_val(0, 32));
+      data[d].push_back(emu::sem::vmem::load_value<Terms>(Sym<uint32_t>(old), Sym<uint32_t>(raw), Op).e);
+    }
+  write_loaded(m, vdata.index, data);
+}
+template <emu::sem::vmem::DataOp Op> void buffer_store(Machine& m, const ExecInst& in) {
+  const BufferOperands b = buffer_operands(m, in, in.src[2], in.src[3]);
+  const Operand& vdata = in.src[0];
+  for (unsigned l = 0; l < kLanes; ++l) {  // lane order, as the emulator writes overlapping lanes
+    if (lane_off(m, l)) continue;
+    for (unsigned d = 0; d < Op.count; ++d) {
+      const auto at = buffer_lane(m, in, b, in.src[1], l, 4 * d, Op.bytes);
+      const z3::expr v = emu::sem::vmem::store_value<Terms>(Sym<uint32_t>(m.vgpr(vdata.index + d, l)), Op).e;
+      const z3::expr guard = m.exec_bit(l) && at.in_range.e;
+      for (unsigned k = 0; k < Op.bytes; ++k) m.store_byte(guard, (at.address.e + m.ctx().bv_val(k, 64)).simplify(), v.extract(8 * k + 7, 8 * k));
+    }
+  }
+}
+void add_buffer_units(std::map<std::string, SymFn, std::less<>>& t) {
+  emu::sem::vmem::for_each_load([&](const char* sfx, auto tag) { t[std::string("buffer_load_") + sfx] = &buffer_load<decltype(tag)::op>; });
+  emu::sem::vmem::for_each_store([&](const char* sfx, auto tag) { t[std::string("buffer_store_") + sfx] = &buffer_store<decltype(tag)::op>; });
+}
+
+// Cross-lane moves and lane counting (emu/semantics/lane.cpp): hand-written units there, since they
+// read EXEC or other lanes specially, so this is the prover's reading of them, checked against the
+// emulator's units by GenericAgree.LaneUnitsAgreeWithTheEmulator.
+// v_readfirstlane_b32 SDST, VSRC0: the lowest lane under EXEC (lane 0 when EXEC is 0).
+void readfirstlane(Machine& m, const ExecInst& in) {
+  const Operand& src = in.src[0];
+  if (src.kind != Operand::VGPR) return write_scalar(m, in.dst[0], bits_of(m, src, 32, -1), 1);
+  z3::expr r = m.vgpr(src.index, 0);
+  for (int l = kLanes - 1; l >= 0; --l) r = z3::ite(m.exec_bit(l), m.vgpr(src.index, l), r);
+  write_scalar(m, in.dst[0], r, 1);
+}
+// The lane SSRC1[5:0] names (v_readlane_b32 / v_writelane_b32: EXEC is ignored).
+z3::expr lane_index(Machine& m, const Operand& o) { return bits_of(m, o, 64, -1).extract(5, 0); }
+void readlane(Machine& m, const ExecInst& in) {
+  if (in.src[0].kind != Operand::VGPR) throw Unsupported{"v_readlane_b32 of a non-VGPR source"};
+  const z3::expr at = lane_index(m, in.src[1]);
+  z3::expr r = m.vgpr(in.src[0].index, kLanes - 1);
+  for (int l = kLanes - 2; l >= 0; --l) r = z3::ite(at == m.ctx().bv_val(l, 6), m.vgpr(in.src[0].index, l), r);
+  write_scalar(m, in.dst[0], r, 1);
+}
+void writelane(Machine& m, const ExecInst& in) {
+  if (in.dst[0].kind != Operand::VGPR) throw Unsupported{"v_writelane_b32 to a non-VGPR"};
+  const z3::expr at = lane_index(m, in.src[1]), v = bits_of(m, in.src[0], 32, -1);
+  for (unsigned l = 0; l < kLanes; ++l) m.set_vgpr(in.dst[0].index, l, z3::ite(at == m.ctx().bv_val(l, 6), v, m.vgpr(in.dst[0].index, l)));
+}
+// v_mbcnt_{lo,hi}_u32_b32 D, S0, S1: D = S1 + popcount(S0 & the lanes below this one [31:0] / [63:32]), under EXEC.
+template <bool Hi> void mbcnt(Machine& m, const ExecInst& in) {
+  check_plain(in, Hi ? "v_mbcnt_hi_u32_b32" : "v_mbcnt_lo_u32_b32");
+  std::vector<std::pair<unsigned, z3::expr>> d;
+  for (unsigned l = 0; l < kLanes; ++l) {
+    const uint64_t below = l == 0 ? 0 : ~0ull >> (64 - l);
+    const uint32_t mask = static_cast<uint32_t>(Hi ? below >> 32 : below);
+    const Sym<uint32_t> s0(bits_of(m, in.src[0], 32, static_cast<int>(l))), s1(bits_of(m, in.src[1], 32, static_cast<int>(l)));
+    d.emplace_back(l, (s1 + popcount(s0 & mask)).e);
+  }
+  for (auto& [l, v] : d) write_vector(m, in.dst[0], l, v);
+}
+
 void no_op(Machine&, const ExecInst&) {}
+void barrier(Machine& m, const ExecInst&) { m.barrier(); }
 
 const std::map<std::string, SymFn, std::less<>>& special_units() {
-  static const std::map<std::string, SymFn, std::less<>> t = {
+  static const std::map<std::string, SymFn, std::less<>> t = [] {
+    std::map<std::string, SymFn, std::less<>> t = {
       // s_setprio and s_sleep: scheduling hints with no functional effect (emu/semantics/sopp.cpp).
       {"s_waitcnt", no_op}, {"s_nop", no_op}, {"s_setprio", no_op}, {"s_sleep", no_op},
+      {"s_barrier", barrier},
+      {"v_readfirstlane_b32", readfirstlane}, {"v_readlane_b32", readlane}, {"v_writelane_b32", writelane},
+      {"v_mbcnt_lo_u32_b32", mbcnt<false>}, {"v_mbcnt_hi_u32_b32", mbcnt<true>},
       {"global_load_ubyte", global_load_sub<1, false>}, {"global_load_sbyte", global_load_sub<1, true>},
       {"global_load_ushort", global_load_sub<2, false>}, {"global_load_sshort", global_load_sub<2, true>},
       {"global_store_byte", global_store_sub<1, 0>}, {"global_store_short", global_store_sub<2, 0>},
@@ -571,7 +751,10 @@ const std::map<std::string, SymFn, std::less<>>& special_units() {
       {"ds_write_b32", ds_write<4>}, {"ds_write_b64", ds_write<8>}, {"ds_write_b96", ds_write<12>}, {"ds_write_b128", ds_write<16>},
       {"ds_write_b8", ds_write<1>}, {"ds_write_b16", ds_write<2>}, {"ds_write_b8_d16_hi", ds_write<1, true>}, {"ds_write_b16_d16_hi", ds_write<2, true>},
       {"ds_write2_b32", ds_write2<4, 1>}, {"ds_write2_b64", ds_write2<8, 1>}, {"ds_write2st64_b32", ds_write2<4, 64>}, {"ds_write2st64_b64", ds_write2<8, 64>},
-  };
+    };
+    add_buffer_units(t);
+    return t;
+  }();
   return t;
 }
 

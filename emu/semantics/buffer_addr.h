@@ -5,27 +5,59 @@
 #include <cstdint>
 
 #include "emu/alu.h"
+#include "emu/generic.h"
 
 namespace asmevo::emu::sem::buffer {
 
-struct Rsrc {
-  uint64_t base = 0;
-  uint32_t stride = 0, num_records = 0, index_stride = 64;
+// The V# fields the addressing reads, generic over the value domain (emu/generic.h): the emulator
+// decodes them from concrete SGPRs, the prover (prove/units.cpp) from solver terms. index_stride
+// is 8 << word3[22:21], kept as its log2 so the swizzle below is shifts and masks in both domains.
+template <class D> struct RsrcFields {
+  typename D::u64 base;
+  typename D::u32 stride, num_records, index_stride_log2;
+  typename D::b1 swizzle, add_tid;
+};
+template <class D> RsrcFields<D> decode_rsrc(typename D::u32 w0, typename D::u32 w1, typename D::u32 w2, typename D::u32 w3) {
+  const auto add_tid = ((w3 >> 23u) & 1u) != 0u;
+  return {to<uint64_t>(w0) | (to<uint64_t>(w1 & 0xffffu) << 32u),
+          ((w1 >> 16u) & 0x3fffu) | sel(add_tid, ((w3 >> 15u) & 0xfu) << 14u, 0u),
+          w2,
+          ((w3 >> 21u) & 3u) + 3u,
+          ((w1 >> 31u) & 1u) != 0u,
+          add_tid};
+}
+
+// One component access: whether it is in range, and its device address (meaningful when it is).
+template <class D> struct BufferComponent {
+  typename D::b1 in_range;
+  typename D::u64 address;
+};
+// `index`, `offset`: as the instruction forms them (VGPR index / offset per idxen / offen, the
+// instruction offset and the component's byte offset); `lane` for ADD_TID; `bytes` the access size.
+// A raw buffer's check counts soffset and the component's size: it must end within num_records.
+template <class D>
+BufferComponent<D> buffer_component(const RsrcFields<D>& rs, typename D::u64 soffset, typename D::u64 index, typename D::u64 offset,
+                                    unsigned lane, bool idxen, unsigned bytes) {
+  index = index + sel(rs.add_tid, uint64_t{lane}, uint64_t{0});
+  const auto records = to<uint64_t>(rs.num_records);
+  const auto raw_in_range = soffset + offset + uint64_t{bytes} <= records;
+  // structured (idxen, stride != 0): the index is checked; private (add_tid, !idxen): nothing is.
+  const auto in_range = idxen ? ((rs.stride != 0u && index < records) || (rs.stride == 0u && raw_in_range)) : (rs.add_tid || raw_in_range);
+  const auto stride = to<uint64_t>(rs.stride);
+  const auto log2 = to<uint64_t>(rs.index_stride_log2);
+  const auto linear = offset + stride * index;
+  const auto swizzled = (((index >> log2) * stride + (offset & ~uint64_t{3})) << log2) +
+                        ((index & ((uint64_t{1} << log2) - 1u)) << 2u) + (offset & uint64_t{3});
+  return {in_range, rs.base + soffset + sel(rs.swizzle, swizzled, linear)};
+}
+
+struct Rsrc : RsrcFields<Lanes> {
   uint32_t word3 = 0;  // DST_SEL_X/Y/Z/W [11:0], NUM_FORMAT [14:12], DATA_FORMAT [18:15] (format loads/stores)
-  bool swizzle = false, add_tid = false;
 };
 
 inline Rsrc read_rsrc(const Wave& w, const Operand& o) {
-  const uint32_t w0 = w.s[o.index], w1 = w.s[o.index + 1], w2 = w.s[o.index + 2], w3 = w.s[o.index + 3];
-  Rsrc r;
-  r.base = w0 | static_cast<uint64_t>(w1 & 0xffffu) << 32;
-  r.stride = (w1 >> 16) & 0x3fffu;
-  r.swizzle = w1 >> 31 & 1;
-  r.num_records = w2;
-  r.word3 = w3;
-  r.index_stride = 8u << ((w3 >> 21) & 3u);
-  r.add_tid = w3 >> 23 & 1;
-  if (r.add_tid) r.stride |= ((w3 >> 15) & 0xfu) << 14;
+  Rsrc r{decode_rsrc<Lanes>(w.s[o.index], w.s[o.index + 1], w.s[o.index + 2], w.s[o.index + 3])};
+  r.word3 = w.s[o.index + 3];
   return r;
 }
 
@@ -37,29 +69,16 @@ struct Addressing {
   bool idxen = false, offen = false;
   uint64_t inst_offset = 0;
 
-  // Device address of bytes [extra, extra + bytes) of lane l's access; false when that component is out of
-  // range. A raw buffer's check counts soffset and the component's size: it must end within num_records.
+  // Device address of bytes [extra, extra + bytes) of lane l's access; false when that component is out of range.
   bool component(const Wave& w, unsigned l, uint64_t extra, unsigned bytes, uint64_t& addr) const {
     uint64_t index = 0, offset = inst_offset + extra;
     if (vaddr && vaddr->kind == Operand::VGPR) {
       if (idxen) index = w.v[vaddr->index][l];
       if (offen) offset += w.v[vaddr->index + (idxen ? 1 : 0)][l];
     }
-    if (rs.add_tid) index += l;
-    if (idxen && rs.stride != 0) {
-      if (index >= rs.num_records) return false;  // structured buffer
-    } else if (!(rs.add_tid && !idxen)) {
-      if (soffset + offset + bytes > rs.num_records) return false;  // raw buffer
-    }
-    uint64_t boff;
-    if (rs.swizzle) {
-      uint64_t is = rs.index_stride;
-      boff = ((index / is) * rs.stride + (offset / 4) * 4) * is + (index % is) * 4 + offset % 4;
-    } else {
-      boff = offset + static_cast<uint64_t>(rs.stride) * index;
-    }
-    addr = rs.base + soffset + boff;
-    return true;
+    const BufferComponent<Lanes> c = buffer_component<Lanes>(rs, soffset, index, offset, l, idxen, bytes);
+    addr = c.address;
+    return c.in_range;
   }
 };
 

@@ -86,6 +86,15 @@ template <class R> void float_valu_units(R& r) {
   r.template valu<[]<class D>(D::T a, D::T b) { return !(a < b); }>(pre "_nlt_" sfx, Category::Vector, flags);                    \
   r.template valu<[]<class D>(D::T, D::T) { return true; }>(pre "_tru_" sfx, Category::Vector, flags);
 
+// Packed f32 (VOP3P on the 32-bit halves of register pairs, gfx90a+): one IEEE operation per half.
+// The halves op_sel/op_sel_hi pick, neg_lo/neg_hi, denormal flushing and EXEC are each framework's
+// own (exec_pk32 in vop3p.cpp, sym_pk32 in prove/units.cpp); NSrc is the sources read.
+template <class R> void pk_f32_units(R& r) {
+  r.template pk32<[]<class D>(D::f32 a, D::f32 b, D::f32 c) { return fused_mul_add(a, b, c); }, 3>("v_pk_fma_f32");
+  r.template pk32<[]<class D>(D::f32 a, D::f32 b, D::f32) { return a * b; }, 2>("v_pk_mul_f32");
+  r.template pk32<[]<class D>(D::f32 a, D::f32 b, D::f32) { return a + b; }, 2>("v_pk_add_f32");
+}
+
 template <class R> void float_vopc_units(R& r) {
   ASMEVO_GENERIC_FCMP("v_cmp", "f32", f32, 0)
   ASMEVO_GENERIC_FCMP("v_cmp", "f64", f64, 0)

@@ -20,22 +20,26 @@ struct DataOp {
   Half half = Half::None;
 };
 
-// The register value after a load of `raw` (the bytes read, little-endian, zero-padded) into `old`.
-inline uint32_t load_value(uint32_t old, uint32_t raw, const DataOp& op) {
+// The register value after a load of `raw` (the bytes read, little-endian, zero-padded) into `old`;
+// generic over the value domain (emu/generic.h: the prover's buffer loads use it with Terms).
+template <class D = Lanes> typename D::u32 load_value(typename D::u32 old, typename D::u32 raw, const DataOp& op) {
   if (op.bytes == 4) return raw;
-  uint32_t v = raw & (op.bytes == 1 ? 0xffu : 0xffffu);
-  if (op.sign) v = static_cast<uint32_t>(op.bytes == 1 ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(static_cast<int16_t>(v)));
+  typename D::u32 v = raw & (op.bytes == 1 ? 0xffu : 0xffffu);
+  if (op.sign) v = op.bytes == 1 ? to<uint32_t>(to<int32_t>(to<int8_t>(v))) : to<uint32_t>(to<int32_t>(to<int16_t>(v)));
   switch (op.half) {
     case Half::None: return v;
     case Half::Lo: return (old & 0xffff0000u) | (v & 0xffffu);
-    case Half::Hi: return (old & 0x0000ffffu) | (v << 16);
+    case Half::Hi: return (old & 0x0000ffffu) | (v << 16u);
   }
   return v;
 }
 
 // The bytes a store writes from register value `reg` (byte/short stores take the low bits, the
 // D16_HI forms bits 23:16 / 31:16).
-inline uint32_t store_value(uint32_t reg, const DataOp& op) { return op.half == Half::Hi ? reg >> 16 : reg; }
+template <class D = Lanes> typename D::u32 store_value(typename D::u32 reg, const DataOp& op) {
+  if (op.half == Half::Hi) return reg >> 16u;
+  return reg;
+}
 
 // The data widths of the load/store mnemonics (suffix after _load_ / _store_).
 inline constexpr DataOp kDword{4, 1}, kX2{4, 2}, kX3{4, 3}, kX4{4, 4};

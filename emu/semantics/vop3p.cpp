@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "emu/alu.h"
+#include "emu/semantics/float_units.h"
 #include "emu/semantics/lowp.h"
 
 namespace asmevo::emu::sem {
@@ -114,7 +115,7 @@ template <unsigned NSrc, auto Op> void exec_pk32(ExecContext& ctx, Wave& w, cons
         if (w.flush_f32) x[i] = detail::flush(x[i]);
         if (ng >> i & 1) x[i] = -x[i];
       }
-      float r = Op(x[0], x[1], x[2]);
+      float r = call_unit<Lanes>(Op, x[0], x[1], x[2]);
       if (in.mods.clamp) r = std::isnan(r) ? 0.0f : std::clamp(r, 0.0f, 1.0f);
       if (w.flush_f32) r = detail::flush(r);
       out[h][l] = std::bit_cast<u32>(r);
@@ -125,6 +126,15 @@ template <unsigned NSrc, auto Op> void exec_pk32(ExecContext& ctx, Wave& w, cons
   }
   ctx.stats.lane_ops += static_cast<u64>(std::popcount(exec));
 }
+
+// Registers the generic packed-f32 bodies (float_units.h pk_f32_units) with exec_pk32.
+struct Pk32Units {
+  Registry& r;
+  template <auto F, unsigned NSrc> void pk32(const char* stem) {
+    if constexpr (NSrc == 3) custom(r, stem, exec_pk32<3, F>, Category::Vector, {Ty::F32}, {Ty::F32, Ty::F32, Ty::F32});
+    else custom(r, stem, exec_pk32<NSrc, F>, Category::Vector, {Ty::F32}, {Ty::F32, Ty::F32});
+  }
+};
 
 // v_pk_mov_b32 D, S0, S1: D.lo = S0[op_sel[0]], D.hi = S1[op_sel[1]] (32-bit halves).
 void v_pk_mov_b32(ExecContext& ctx, Wave& w, const ExecInst& in) {
@@ -322,12 +332,8 @@ void register_vop3p(Registry& r) {
   pk16<Kind::U16, 3, [](int32_t a, int32_t b, int32_t c) -> int64_t { return static_cast<int64_t>(a) * b + c; }>(r, "v_pk_mad_u16");
   pk16<Kind::I16, 3, [](int32_t a, int32_t b, int32_t c) -> int64_t { return static_cast<int64_t>(a) * b + c; }>(r, "v_pk_mad_i16");
   // Packed f32 (gfx90a+): one rounding per half.
-  custom(r, "v_pk_fma_f32", exec_pk32<3, [](float a, float b, float c) { return std::fma(a, b, c); }>, Category::Vector,
-         {Ty::F32}, {Ty::F32, Ty::F32, Ty::F32});
-  custom(r, "v_pk_mul_f32", exec_pk32<2, [](float a, float b, float) { return a * b; }>, Category::Vector, {Ty::F32},
-         {Ty::F32, Ty::F32});
-  custom(r, "v_pk_add_f32", exec_pk32<2, [](float a, float b, float) { return a + b; }>, Category::Vector, {Ty::F32},
-         {Ty::F32, Ty::F32});
+  Pk32Units pk32{r};
+  pk_f32_units(pk32);  // the bodies are generic (float_units.h): the prover reads the same ones
   custom(r, "v_pk_mov_b32", v_pk_mov_b32, Category::Vector, {Ty::B64}, {Ty::B64, Ty::B64});
   // Mixed precision.
   custom(r, "v_fma_mix_f32", exec_fma_mix<0>, Category::Vector, {Ty::F32}, {Ty::F32, Ty::F32, Ty::F32});

@@ -91,3 +91,39 @@ TEST(GenericAgree, BranchConditionsAgreeWithTheEmulator) {
 
 }  // namespace
 }  // namespace asmevo::prove
+
+namespace asmevo::prove {
+namespace {
+
+// Packed f32 (float_units.h pk_f32_units): the halves op_sel/op_sel_hi pick, neg_lo/neg_hi, SGPR
+// pairs and constants are each framework's own code, so they are run here in every form.
+TEST(GenericAgree, PackedF32AgreesWithTheEmulator) {
+  for (const char* line : {"v_pk_mul_f32 v[40:41], v[2:3], v[4:5]", "v_pk_add_f32 v[40:41], v[2:3], v[4:5] op_sel:[1,0] op_sel_hi:[0,1]",
+                           "v_pk_fma_f32 v[40:41], v[2:3], v[4:5], v[6:7] neg_lo:[1,0,1] neg_hi:[0,1,1]",
+                           "v_pk_fma_f32 v[2:3], v[2:3], s[4:5], v[2:3] op_sel_hi:[1,0,1]", "v_pk_add_f32 v[40:41], v[2:3], 1.0 op_sel_hi:[1,0]",
+                           "v_pk_mul_f32 v[40:41], v[2:3], v[2:3] op_sel:[0,1] op_sel_hi:[1,0]"}) {
+    SCOPED_TRACE(line);
+    EXPECT_EQ(disagreement(line, 0x9e37, 6), "") << line;
+  }
+}
+
+}  // namespace
+}  // namespace asmevo::prove
+
+namespace asmevo::prove {
+namespace {
+
+// The cross-lane units the prover reads on its own (prove/units.cpp; emu/semantics/lane.cpp's are
+// hand-written): readfirstlane under random EXEC (and EXEC 0 through the biased values), readlane
+// and writelane at a lane from an SGPR or a constant, mbcnt lo/hi.
+TEST(GenericAgree, LaneUnitsAgreeWithTheEmulator) {
+  for (const char* line : {"v_readfirstlane_b32 s40, v2", "v_readlane_b32 s40, v2, s3", "v_readlane_b32 s40, v2, 37", "v_writelane_b32 v2, s4, s3",
+                           "v_writelane_b32 v2, 7, 63", "v_mbcnt_lo_u32_b32 v40, s4, v2", "v_mbcnt_hi_u32_b32 v40, -1, v2",
+                           "v_mbcnt_lo_u32_b32 v40, -1, 0"}) {
+    SCOPED_TRACE(line);
+    EXPECT_EQ(disagreement(line, 0x1a7e, 12), "") << line;
+  }
+}
+
+}  // namespace
+}  // namespace asmevo::prove

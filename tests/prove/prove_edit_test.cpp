@@ -72,3 +72,39 @@ TEST(ProveEdit, EditsSpanningBlocksAreProvenOverTheRegionsPaths) {
 
 }  // namespace
 }  // namespace asmevo::prove
+
+namespace asmevo::prove {
+namespace {
+
+// s_barrier in a real kernel (transpose_lds_f32: tile to LDS, barrier, tile back): register work
+// moves across the barrier (PROVEN); the barrier sunk into the `if` after it runs on one path only
+// (never PROVEN: the windows would pass different barriers).
+TEST(ProveEdit, BarriersInTheTransposeKernel) {
+  auto ks = corpus::kernels("gfx942", {"transpose_lds_f32"});
+  ASSERT_EQ(ks.size(), 1u);
+  codeobj::CodeObject co = codeobj::CodeObject::parse(read_file_bytes(ks[0].code_object), ks[0].code_object);
+  program::Program p = program::Program::recover(co);
+  size_t barrier = 0;
+  const program::Function* f = p.function(ks[0].name);
+  ASSERT_NE(f, nullptr);
+  for (size_t i = f->begin; i < f->end && !barrier; ++i)
+    if (p.text_line(i).text.rfind("s_barrier", 0) == 0) barrier = i;
+  ASSERT_NE(barrier, 0u);
+  const std::string before = p.text_line(barrier - 2).text, wait = p.text_line(barrier - 1).text;
+  ASSERT_EQ(before.rfind("s_and_b64 ", 0), 0u) << before;  // the bounds mask, computed before the barrier
+  ASSERT_EQ(wait.rfind("s_waitcnt", 0), 0u) << wait;
+  ProofOptions o;
+  o.mode_bits = emu::initial_mode_bits(p.kernel_descriptor(ks[0].name));
+  ProofResult moved = prove_edit(p, ks[0].name, {{barrier - 2, 3, {wait, "s_barrier", before}}}, o);
+  EXPECT_EQ(moved.verdict, Verdict::Proven) << moved.to_text();
+  // The barrier moved past `s_and_saveexec; s_cbranch_execz; ds_read`: into the if-then block.
+  const std::string saveexec = p.text_line(barrier + 1).text, branch = p.text_line(barrier + 2).text, read = p.text_line(barrier + 3).text;
+  ASSERT_EQ(branch.rfind("s_cbranch_execz", 0), 0u) << branch;
+  ASSERT_EQ(read.rfind("ds_read", 0), 0u) << read;
+  ProofResult sunk = prove_edit(p, ks[0].name, {{barrier, 4, {saveexec, branch, read, "s_barrier"}}}, o);
+  EXPECT_NE(sunk.verdict, Verdict::Proven) << sunk.to_text();
+  EXPECT_NE(sunk.reason.find("s_barrier"), std::string::npos) << sunk.to_text();
+}
+
+}  // namespace
+}  // namespace asmevo::prove

@@ -181,9 +181,27 @@ TEST(Prove, LoopsAndUnsupportedAreUnknown) {
   auto call = prove({"s_swappc_b64 s[30:31], s[4:5]"}, {"s_swappc_b64 s[30:31], s[4:5]"});
   EXPECT_EQ(call.verdict, Verdict::Unknown);
   EXPECT_NE(call.reason.find("control flow"), std::string::npos) << call.reason;
+  // Atomics are not modeled: UNKNOWN even for equal windows. (Buffer loads are: a changed offset
+  // is DISPROVEN, tests/prove/prove_buffer_test.cpp.)
+  auto atomic = prove({"buffer_atomic_add v1, v2, s[4:7], 0 offen"}, {"buffer_atomic_add v1, v2, s[4:7], 0 offen"});
+  EXPECT_EQ(atomic.verdict, Verdict::Unknown);
+  EXPECT_NE(atomic.reason.find("unsupported"), std::string::npos) << atomic.reason;
   auto buf = prove({"buffer_load_dword v1, v2, s[4:7], 0 offen"}, {"buffer_load_dword v1, v2, s[4:7], 0 offen offset:4"});
-  EXPECT_EQ(buf.verdict, Verdict::Unknown);
-  EXPECT_NE(buf.reason.find("unsupported"), std::string::npos) << buf.reason;
+  EXPECT_EQ(buf.verdict, Verdict::Disproven) << buf.to_text();
+}
+
+TEST(Prove, CrossLaneMovesFollowExec) {
+  // readfirstlane reads the lowest lane under EXEC; readlane of lane 0 is the same only when lane 0
+  // runs: the subtly wrong replacement is DISPROVEN (EXEC without bit 0), confirmed concretely.
+  auto r = prove({"v_readfirstlane_b32 s4, v1"}, {"v_readlane_b32 s4, v1, 0"});
+  EXPECT_EQ(r.verdict, Verdict::Disproven) << r.to_text();
+  EXPECT_TRUE(r.confirmed) << r.to_text();
+  auto full = prove({"s_mov_b64 exec, -1", "v_readfirstlane_b32 s4, v1"}, {"s_mov_b64 exec, -1", "v_readlane_b32 s4, v1, 0"});
+  EXPECT_EQ(full.verdict, Verdict::Proven) << full.to_text();
+  // The lane id idiom (mbcnt lo then hi of all ones) is the lane number in every lane.
+  auto id = prove({"s_mov_b64 exec, -1", "v_mbcnt_lo_u32_b32 v0, -1, 0", "v_mbcnt_hi_u32_b32 v0, -1, v0"},
+                  {"s_mov_b64 exec, -1", "v_mbcnt_hi_u32_b32 v0, -1, 0", "v_mbcnt_lo_u32_b32 v0, -1, v0"});
+  EXPECT_EQ(id.verdict, Verdict::Proven) << id.to_text();
 }
 
 TEST(Prove, ExecMaskedLanesKeepTheirValues) {
