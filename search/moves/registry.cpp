@@ -27,6 +27,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_register_compact_move());
     moves.push_back(make_reschedule_move());
     moves.push_back(make_specialize_move());
+    moves.push_back(make_loop_pipeline_move());
   } else if (proposer == "stochastic") {
     moves.push_back(make_stochastic_swap_move());
     moves.push_back(make_stochastic_shift_move());
