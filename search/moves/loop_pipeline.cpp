@@ -282,6 +282,12 @@ class LoopPipelineMove final : public Move {
     const bool uniform = back_m == "s_cbranch_scc0" || back_m == "s_cbranch_scc1";
     if (!uniform && back_m != "s_cbranch_execnz") return refuse("the loop's exit test (" + back_m + ") is not an SCC or EXEC branch");
 
+    // A loop this move pipelined already (its copy's guard falls back here): the copy is the fast path.
+    for (size_t pred : blk.preds)
+      if (pred != b && f.blocks[pred].first > f.begin && p.text_line(f.blocks[pred].first - 1).kind == program::Line::Label &&
+          p.text_line(f.blocks[pred].first - 1).text.rfind(".Lpipe", 0) == 0)
+        return refuse("the loop is pipelined already");
+
     // The body, the instructions it cannot hold refused.
     std::vector<BodyInst> body;
     for (size_t i = blk.first; i < blk.last; ++i) {
