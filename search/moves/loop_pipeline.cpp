@@ -430,9 +430,14 @@ class LoopPipelineMove final : public Move {
     std::vector<bool> taken(limit, false);
     for (unsigned r = 0; r < limit; ++r) taken[r] = referenced.count(r) || carried.bits.test(RegSet::kVgpr + r);
     // The guard; its scratch VGPRs come from the same pool as the renamed registers.
-    auto take_vgpr = [&]() -> std::optional<unsigned> {
-      for (unsigned r = 0; r < limit; ++r)
-        if (!taken[r]) return taken[r] = true, r;
+    auto take_vgpr = [&](unsigned count, unsigned parity) -> std::optional<unsigned> {
+      for (unsigned r = parity; r + count <= limit; r += 2) {
+        bool free = true;
+        for (unsigned q = r; q < r + count; ++q) free &= !taken[q];
+        if (!free) continue;
+        for (unsigned q = r; q < r + count; ++q) taken[q] = true;
+        return r;
+      }
       return std::nullopt;
     };
     Guard guard = uniform ? uniform_guard(p, f, blk, body, k, header) : divergent_guard(p, f, blk, body, k, header, take_vgpr);
@@ -642,7 +647,7 @@ class LoopPipelineMove final : public Move {
   // 0 on every active lane (a v_cmp writes 0 for inactive ones) in iterations 0..K-2, M does not change
   // there, and `exec & ~M` is EXEC: the copy drops those iterations' EXEC updates and branches.
   Guard divergent_guard(const program::Program& p, const program::Function& f, const program::BasicBlock& blk, const std::vector<BodyInst>& body,
-                        unsigned k, const std::string& header, const std::function<std::optional<unsigned>()>& take_vgpr) const {
+                        unsigned k, const std::string& header, const std::function<std::optional<unsigned>(unsigned, unsigned)>& take_vgpr) const {
     const std::vector<std::string> eops = operands(body.back().inst->text);
     if (body.back().inst->mnemonic != "s_andn2_b64" || eops.size() != 3 || eops[0] != "exec" || eops[1] != "exec") return refused("the EXEC update is not exec &= ~mask");
     const std::optional<RegRange> mask = program::parse_reg(eops[2]);
@@ -674,17 +679,17 @@ class LoopPipelineMove final : public Move {
     for (unsigned q = 0; q < x->count; ++q)
       if (at.bits.test(*unit_of(x->file, x->first + q))) return refused("the exit condition is live at the header");
     // The inductions the compare reads.
-    std::vector<std::pair<size_t, unsigned>> inductions;  // body index of the update, VGPR
+    std::vector<std::pair<size_t, RegRange>> inductions;  // body index of the update, its VGPR (or 64-bit pair)
     for (const RegRange& u : cmp.inst->uses) {
       if (u.file == RegFile::EXEC) continue;
       const std::vector<size_t> uw = writers(u);
       if (uw.empty()) continue;  // invariant
-      if (u.file != RegFile::VGPR || u.count != 1 || uw.size() != 1) return refused("the exit compare reads a value the loop changes other than an induction");
+      if (u.file != RegFile::VGPR || u.count > 2 || uw.size() != 1) return refused("the exit compare reads a value the loop changes other than an induction");
       const program::Instruction& up = *body[uw[0]].inst;
       if (up.may_load || up.defs.size() != 1 || !(up.defs[0] == u)) return refused("an induction update writes more than its register");
       for (const RegRange& r : up.uses)
         if (r.file != RegFile::EXEC && !(r == u) && !writers(r).empty()) return refused("an induction steps by a value the loop changes");
-      inductions.push_back({uw[0], u.first});
+      inductions.push_back({uw[0], u});
     }
     if (inductions.empty()) return refused("the exit compare reads no induction");
     std::optional<unsigned> acc_sgpr;
@@ -703,10 +708,12 @@ class LoopPipelineMove final : public Move {
     g.lines.push_back(fmt::format("s_and_b64 {}, exec, {}", accr, eops[2]));
     std::map<unsigned, unsigned> copies;
     for (const auto& [line, v] : inductions) {
-      const auto t = take_vgpr();
+      const auto t = take_vgpr(v.count, v.first % 2);
       if (!t) return refused("no free VGPR for the guard's induction copy");
-      copies[v] = *t;
-      g.lines.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", *t, v));
+      for (unsigned q = 0; q < v.count; ++q) {
+        copies[v.first + q] = *t + q;
+        g.lines.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", *t + q, v.first + q));
+      }
     }
     std::vector<size_t> replay;
     for (const auto& [line, v] : inductions) replay.push_back(line);

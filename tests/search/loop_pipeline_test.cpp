@@ -35,7 +35,7 @@ program::Program sum_with(const std::string& before, const std::vector<std::stri
   return program::Program::recover(rebuilt(search::apply_edit(p, e), "k1.co"));
 }
 
-// Long rows for the row-per-workgroup kernels: the corpus specs' rows take at most 7 iterations per lane,
+// Long rows for the row-per-workgroup and grid-stride kernels: the corpus specs' rows take at most 7 iterations per lane,
 // fewer than the unroll factors, so their copies would never run. 1223 columns over 64 lanes: 19 or 20
 // iterations per lane, lanes leaving at different iterations (the guard's fallback at the end).
 std::string long_rows_spec(const std::string& kernel) {
@@ -44,11 +44,18 @@ std::string long_rows_spec(const std::string& kernel) {
   if (kernel == "kb_softmax_f32")
     args = "  - {name: x, buffer: f32, count: 2446, init: {normal: [0, 3]}}\n  - {name: y, buffer: f32, count: 2446, output: true}\n"
            "  - {name: rows, value: 2, type: i32}\n  - {name: cols, value: 1223, type: i32}\n";
+  else if (kernel == "kb_matvec_f32")
+    args = "  - {name: A, buffer: f32, count: 2446, init: {normal: [0, 1]}}\n  - {name: x, buffer: f32, count: 1223, init: {normal: [0, 1]}}\n"
+           "  - {name: y, buffer: f32, count: 2, output: true}\n  - {name: M, value: 2, type: i32}\n  - {name: K, value: 1223, type: i64}\n";
+  else if (kernel == "kb_mse_loss_f32")  // one workgroup: the grid stride is 64
+    args = "  - {name: a, buffer: f32, count: 1223, init: {normal: [0, 1.5]}}\n  - {name: b, buffer: f32, count: 1223, init: {normal: [0, 1]}}\n"
+           "  - {name: loss, buffer: f32, count: 1, init: zeros, inout: true}\n  - {name: n, value: 1223, type: i64}\n";
   else
     args = "  - {name: x, buffer: f32, count: 2446, init: {normal: [1, 2]}}\n  - {name: weight, buffer: f32, count: 1223, init: {normal: [1, 0.1]}}\n"
            "  - {name: bias, buffer: f32, count: 1223, init: {normal: [0, 0.1]}}\n  - {name: y, buffer: f32, count: 2446, output: true}\n"
            "  - {name: batch, value: 2, type: i32}\n  - {name: n, value: 1223, type: i32}\n  - {name: eps, value: 1e-5, type: f32}\n";
-  write_file_atomic(path.string(), "kernel: " + kernel + "\ngrid: [2, 1, 1]\nblock: [64, 1, 1]\ndynamic_lds: 0\nseed: 7\ninputs: 2\nspecial: true\nargs:\n" + args);
+  const std::string grid = kernel == "kb_mse_loss_f32" ? "[1, 1, 1]" : "[2, 1, 1]";
+  write_file_atomic(path.string(), "kernel: " + kernel + "\ngrid: " + grid + "\nblock: [64, 1, 1]\ndynamic_lds: 0\nseed: 7\ninputs: 2\nspecial: true\nargs:\n" + args);
   return path.string();
 }
 
@@ -73,7 +80,9 @@ TEST(LoopPipelineTest, DivergentLoopsPipelineAndVerifyEquivalent) {
   std::string fired;
   EXPECT_EQ(judge_edits(*move, {"kb_max_dim1_f32"}, 3, &fired), 2u);  // 8 and 4 (16: the VGPRs again)
   EXPECT_EQ(fired, "kb_max_dim1_f32 ");
-  for (const std::string kernel : {"kb_softmax_f32", "kb_layernorm_f32"}) {
+  // The row kernels, and the 64-bit inductions (`long long` columns, grid stride) of kb_matvec_f32 and
+  // kb_mse_loss_f32, on 19-20 iterations per lane.
+  for (const std::string kernel : {"kb_softmax_f32", "kb_layernorm_f32", "kb_matvec_f32", "kb_mse_loss_f32"}) {
     const corpus::Kernel k = corpus::kernels("gfx942", {kernel}).at(0);
     auto k0 = load(k.code_object);
     auto p = program::Program::recover(k0);
@@ -110,9 +119,9 @@ TEST(LoopPipelineTest, RefusesWhatCouldChangeTheResult) {
   auto early = sum_with(the_load, {"s_waitcnt vmcnt(0)"});
   EXPECT_NE(search::loop_pipeline_refusal(early, sum.name, self_loop(early, sum.name), 8).find("a wait comes before a load"), std::string::npos);
   // In the corpus: softmax's second loop needs more fresh VGPRs for 8 iterations than fit below v64 (the
-  // 8-waves limit); kb_matvec's exit compare reads a loaded-independent value the loop changes twice.
+  // 8-waves limit); kb_huber_loss's exit mask is not one compare's result.
   for (const auto& [kernel, reason] : {std::pair<std::string, std::string>{"kb_softmax_f32", "not enough free VGPRs"},
-                                       {"kb_matvec_f32", "the exit compare reads a value the loop changes"}}) {
+                                       {"kb_huber_loss_f32", "the exit condition is not one v_cmp"}}) {
     const corpus::Kernel k = corpus::kernels("gfx942", {kernel}).at(0);
     auto p = program::Program::recover(load(k.code_object));
     const program::Function* f = p.function(kernel);
