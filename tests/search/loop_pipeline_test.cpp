@@ -64,7 +64,7 @@ std::string long_rows_spec(const std::string& kernel) {
 TEST(LoopPipelineTest, UniformCounterLoopsPipelineAndVerifyEquivalent) {
   auto move = search::make_loop_pipeline_move();
   std::string fired;
-  // dim1 = 29 in the specs: 29 iterations, so every factor (8, 4, 16) runs the copy and then the original.
+  // dim1 = 29 in the specs: 29 iterations, so every factor (16, 8, 4) runs the copy and then the original.
   const size_t n = judge_edits(*move, {"kb_sum_dim1_f32", "kb_argmax_dim1_f32"}, 3, &fired);
   std::cout << "loop-pipeline fired on: " << fired << "(" << n << " edits)\n";
   EXPECT_EQ(fired, "kb_sum_dim1_f32 kb_argmax_dim1_f32 ");
