@@ -672,8 +672,12 @@ class LoopPipelineMove final : public Move {
     const std::string x_text = aops[1] == eops[2] ? aops[2] : aops[1];
     const std::optional<RegRange> x = program::parse_reg(x_text);
     if (!x || (x->file != RegFile::VCC && !(x->file == RegFile::SGPR && x->count == 2))) return refused("the exit condition is not a lane mask");
-    const std::vector<size_t> xw = writers(*x);
-    if (xw.size() != 1 || xw[0] > mw[0] || body[xw[0]].inst->mnemonic.rfind("v_cmp_", 0) != 0) return refused("the exit condition is not one v_cmp");
+    // The compare whose result the accumulation reads: the last writer of X before it (gfx90a's address
+    // carries also write VCC, earlier in the body; the replay needs only this one).
+    std::vector<size_t> xw = writers(*x);
+    std::erase_if(xw, [&](size_t i) { return i > mw[0]; });
+    if (xw.empty() || body[xw.back()].inst->mnemonic.rfind("v_cmp_", 0) != 0) return refused("the exit condition is not one v_cmp");
+    xw = {xw.back()};
     const BodyInst& cmp = body[xw[0]];
     const std::vector<RegSet> live = p.live_in(f, true);
     const RegSet& at = live[blk.first - f.begin];
