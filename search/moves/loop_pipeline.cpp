@@ -364,7 +364,8 @@ class LoopPipelineMove final : public Move {
     if (loads == 0) return refuse("the body has no load");
     // s_nop pads for the instruction after it: same role.
     for (size_t i = body.size(); i-- > 0;)
-      if (body[i].inst->mnemonic == "s_nop") body[i].role = i + 1 < body.size() && body[i + 1].role != Role::ExitGroup ? body[i + 1].role : Role::Compute;
+      if (body[i].inst->mnemonic == "s_nop")
+        body[i].role = i + 1 < body.size() && body[i + 1].role != Role::ExitGroup && body[i + 1].role != Role::Wait ? body[i + 1].role : Role::Compute;
     for (size_t i = 0, seen_loads = 0; i < body.size(); ++i) {
       if (body[i].role == Role::Load) ++seen_loads;
       if (body[i].role == Role::Wait && seen_loads < loads) return refuse("a wait comes before a load of its iteration");
