@@ -45,7 +45,9 @@
 // at HEADER (the guard writes it); an exit test the move does not recognize (uniform: an SGPR counter
 // stepped by ±1 compared with eq/lg against an unchanged SGPR or constant; divergent: an exit mask
 // or-accumulated from one v_cmp on per-lane inductions stepped by loop-invariant values, then
-// s_andn2_b64 exec and s_cbranch_execnz); loops of more than one block (irreducible shapes included).
+// s_andn2_b64 exec and s_cbranch_execnz; the exit compare's result live at HEADER); loops of more than
+// one block (irreducible shapes included); a loop whose copy this move made already. Factors 16, 8
+// and 4 are proposed, in that order, for every loop in the window.
 #include <fmt/format.h>
 
 #include <algorithm>
