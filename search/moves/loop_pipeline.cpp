@@ -1,0 +1,752 @@
+// Move: loop pipelining (issue 17). A loop whose body is one block with a back edge to itself and one
+// load in flight per iteration (load; wait vmcnt(0); use) waits one memory latency per iteration. The
+// edit puts, before the loop, a copy of it unrolled by k in which the k iterations' loads are issued
+// first and their uses follow with partial waits, so k loads are in flight:
+//
+//   .LpipeA_kK:  guard: the next K iterations all run, else s_cbranch ... HEADER (the original loop)
+//                A_0 L_0 A_1 L_1 ... A_{K-1} L_{K-1}     each iteration's address/counter code and loads
+//                C_0 C_1 ... C_{K-1}                     each iteration's uses, waits vmcnt(c + loads after)
+//                the original exit test, back to .LpipeA_kK; s_branch EXIT
+//   HEADER:      the original loop, unchanged (runs the < K iterations left, and every launch the guard sends)
+//   EXIT:
+//
+// Why the result is bit-identical for every launch. Write B_j for the body's instructions in iteration j.
+// The original runs B_0 B_1 ... (each taken back branch goes to HEADER, so K iterations are the
+// straight-line concatenation of K bodies) whenever at least K iterations remain; the guard enters the
+// copy only then (uniform loops: the trip counter's remaining count, computed exactly with the same
+// 32-bit wrap the loop's own test uses; divergent loops: a replay of the exit test on copies of the
+// per-lane induction registers, checking that no active lane leaves within K-1 iterations, so EXEC is
+// the same in all K). The copy runs the same instructions, each with the same inputs:
+//  - A_j L_j C_j are B_j split: L the loads, C every instruction that reads (transitively, within the
+//    iteration) a loaded register, plus the waits; A the rest (address and counter updates, exit test).
+//  - Registers that one iteration defines before reading (not live at HEADER) and that A or L write are
+//    renamed to fresh VGPRs in iterations 0..K-2 (modulo variable expansion); iteration K-1 writes the
+//    originals, so every register leaves the copy as it leaves K original iterations. EXEC is constant
+//    within an iteration, so a renamed register carries exactly the active lanes' values its original
+//    would, and the original's inactive lanes are untouched in both.
+//  - The order is a permutation of the concatenation in which every pair of instructions that changes
+//    order commutes: checked pairwise on the registers each reads and writes (SCC, VCC, EXEC, M0
+//    included, after renaming); a pair that does not commute refuses the edit. In particular a load
+//    whose address depends on a loaded value (C_j before A_{j+1}) or a compute that writes what the
+//    address code reads refuses.
+//  - Loads only move above other loads and register-disjoint instructions of earlier iterations; the
+//    body has no stores, atomics, LDS, scalar memory or barriers, so no memory value any load reads can
+//    change by the move. Same addresses, same iterations: the same values into the (renamed) registers.
+//  - Waits: VMEM operations complete in issue order (check/waitcnt.h), so a wait vmcnt(c) that followed
+//    L_j in iteration j and now also follows L_{j+1}..L_{K-1} (m more loads) waits for the same loads as
+//    vmcnt(c + m). Waits must come after all loads of their iteration, and c + m must fit in vmcnt.
+//  - The compute keeps its order (C_0 before C_1 ..., each C_j in its original order), so float sums,
+//    max and argmax chains associate exactly as before.
+// The cascade's static checks (hazards, waitcnt proof) and differential verification check every edit.
+//
+// Refused (no edit): a body with stores, atomics, LDS, scalar memory, flat/scratch, barriers, messages,
+// raw instructions, s_setreg/s_getpc, calls; a wait before a load of its iteration; loads into partially
+// written registers; AGPR kernels; not enough free VGPRs without lowering the VGPR occupancy; SCC live
+// at HEADER (the guard writes it); an exit test the move does not recognize (uniform: an SGPR counter
+// stepped by ±1 compared with eq/lg against an unchanged SGPR or constant; divergent: an exit mask
+// or-accumulated from one v_cmp on per-lane inductions stepped by loop-invariant values, then
+// s_andn2_b64 exec and s_cbranch_execnz; the exit compare's result live at HEADER); loops of more than
+// one block (irreducible shapes included); a loop whose copy this move made already. Factors 16, 8
+// and 4 are proposed, in that order, for every loop in the window.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+
+#include "check/isa.h"
+#include "codeobj/arch_params.h"
+#include "codeobj/resources.h"
+#include "search/moves/loop_pipeline.h"
+#include "search/moves/moves.h"
+#include "support/error.h"
+
+namespace asmevo::search {
+namespace {
+
+using program::RegFile;
+using program::RegRange;
+using program::RegSet;
+
+bool is_instruction(const program::Line& l) { return l.kind == program::Line::Instr || l.kind == program::Line::RawInstr; }
+
+enum class Role { Address, Load, Compute, Wait, ExitGroup };
+
+struct BodyInst {
+  size_t line = 0;
+  const program::Instruction* inst = nullptr;
+  Role role = Role::Address;
+};
+
+// Register unit index in RegSet of one 32-bit register (nullopt: a file liveness does not track).
+std::optional<size_t> unit_of(RegFile f, unsigned i) {
+  switch (f) {
+    case RegFile::SGPR: return i < 128 ? std::optional<size_t>(RegSet::kSgpr + i) : std::nullopt;
+    case RegFile::VGPR: return i < 256 ? std::optional<size_t>(RegSet::kVgpr + i) : std::nullopt;
+    case RegFile::AGPR: return i < 256 ? std::optional<size_t>(RegSet::kAgpr + i) : std::nullopt;
+    case RegFile::VCC: return RegSet::kVcc + i;
+    case RegFile::EXEC: return RegSet::kExec + i;
+    case RegFile::SCC: return RegSet::kScc;
+    case RegFile::M0: return RegSet::kM0;
+    default: return std::nullopt;
+  }
+}
+
+// The registers of `ranges` with VGPRs renamed by `vmap` (old index -> new index). Files liveness does
+// not track (MODE, flat_scratch, ...) are put in `other` so that two instructions touching one conflict.
+struct Regs {
+  RegSet set;
+  std::set<std::pair<int, unsigned>> other;
+};
+Regs regs_of(const std::vector<RegRange>& ranges, const std::map<unsigned, unsigned>& vmap) {
+  Regs r;
+  for (const RegRange& g : ranges)
+    for (unsigned k = 0; k < g.count; ++k) {
+      unsigned idx = g.first + k;
+      if (g.file == RegFile::VGPR)
+        if (auto it = vmap.find(idx); it != vmap.end()) idx = it->second;
+      if (auto u = unit_of(g.file, idx)) r.set.bits.set(*u);
+      else r.other.insert({static_cast<int>(g.file), idx});
+    }
+  return r;
+}
+bool intersects(const Regs& a, const Regs& b) {
+  if ((a.set.bits & b.set.bits).any()) return true;
+  for (const auto& o : a.other)
+    if (b.other.count(o)) return true;
+  return false;
+}
+
+// `text` with every VGPR operand renamed by `vmap`; nullopt when an operand is renamed only in part or
+// not onto consecutive registers.
+std::optional<std::string> rename_vgprs(const std::string& text, const std::map<unsigned, unsigned>& vmap) {
+  if (vmap.empty()) return text;
+  static const std::regex reg(R"((^|[^A-Za-z0-9_])v(?:(\d+)|\[(\d+):(\d+)\]))");
+  std::string out;
+  auto begin = text.cbegin();
+  std::smatch m;
+  while (std::regex_search(begin, text.cend(), m, reg)) {
+    out.append(begin, m[0].first);
+    out += m[1].str();
+    const unsigned lo = m[2].matched ? std::stoul(m[2]) : std::stoul(m[3]);
+    const unsigned hi = m[2].matched ? lo : std::stoul(m[4]);
+    size_t renamed = 0;
+    for (unsigned r = lo; r <= hi; ++r) renamed += vmap.count(r);
+    if (renamed == 0) {
+      out += m[0].str().substr(m[1].length());
+    } else {
+      if (renamed != hi - lo + 1) return std::nullopt;
+      for (unsigned r = lo; r <= hi; ++r)
+        if (vmap.at(r) != vmap.at(lo) + (r - lo)) return std::nullopt;
+      out += m[2].matched ? fmt::format("v{}", vmap.at(lo)) : fmt::format("v[{}:{}]", vmap.at(lo), vmap.at(hi));
+    }
+    begin = m[0].second;
+  }
+  out.append(begin, text.cend());
+  return out;
+}
+
+// `text` (of `in`) with its def operands renamed by `defs` and the others by `uses`.
+std::optional<std::string> rename_operands(const program::Instruction& in, const std::string& text, const std::map<unsigned, unsigned>& defs,
+                                           const std::map<unsigned, unsigned>& uses) {
+  size_t ndefs = 0;
+  for (const program::Operand& o : in.operands) ndefs += o.is_def;
+  const size_t space = text.find(' ');
+  if (space == std::string::npos) return text;
+  std::string out = text.substr(0, space + 1), rest = text.substr(space + 1);
+  for (size_t at = 0, index = 0; at <= rest.size(); ++index) {
+    const size_t comma = rest.find(", ", at);
+    const std::string op = rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    auto r = rename_vgprs(op, index < ndefs ? defs : uses);
+    if (!r) return std::nullopt;
+    out += *r;
+    if (comma == std::string::npos) break;
+    out += ", ";
+    at = comma + 2;
+  }
+  return out;
+}
+
+// Operands of an instruction's text ("s_add_i32 s5, s5, -1" -> {"s5", "s5", "-1"}).
+std::vector<std::string> operands(const std::string& text) {
+  std::vector<std::string> ops;
+  const size_t space = text.find(' ');
+  if (space == std::string::npos) return ops;
+  const std::string rest = text.substr(space + 1);
+  for (size_t at = 0; at <= rest.size();) {
+    const size_t comma = rest.find(", ", at);
+    ops.push_back(rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 2;
+  }
+  return ops;
+}
+std::optional<int64_t> integer(const std::string& s) {
+  static const std::regex re(R"(^-?(0x[0-9a-fA-F]+|\d+)$)");
+  if (!std::regex_match(s, re)) return std::nullopt;
+  return std::stoll(s, nullptr, 0);
+}
+std::optional<unsigned> single_sgpr(const std::string& s) {
+  static const std::regex re(R"(^s(\d+)$)");
+  std::smatch m;
+  if (!std::regex_match(s, m, re)) return std::nullopt;
+  return std::stoul(m[1]);
+}
+
+// Why a body instruction cannot be in a pipelined loop ("" when it can).
+std::string unsupported(const program::Line& l) {
+  if (l.kind == program::Line::RawInstr || !l.inst) return "a raw instruction";
+  const program::Instruction& in = *l.inst;
+  const std::string& m = in.mnemonic;
+  if (m.rfind("ds_", 0) == 0 || m == "s_barrier") return "LDS or a barrier (" + m + ")";
+  if (in.may_store) return "a store or atomic (" + m + ") that may alias a later iteration's loads";
+  if (m.rfind("flat_", 0) == 0 || m.rfind("scratch_", 0) == 0) return "flat or scratch memory (" + m + ")";
+  if (in.may_load && m.rfind("global_load", 0) != 0 && m.rfind("buffer_load", 0) != 0) return "a load the move does not handle (" + m + ")";
+  if (in.may_load && (in.text.find(" lds") != std::string::npos || m.find("_d16") != std::string::npos)) return "a partial or LDS-writing load (" + m + ")";
+  if (in.is_call || m.rfind("s_setreg", 0) == 0 || m.rfind("s_getpc", 0) == 0 || m.rfind("s_sendmsg", 0) == 0 || m == "s_sethalt" ||
+      m.rfind("s_set_gpr_idx", 0) == 0 || m.find("movrel") != std::string::npos || m.rfind("s_dcache", 0) == 0 || m.rfind("buffer_wbinvl", 0) == 0 ||
+      m.rfind("buffer_inv", 0) == 0 || m.rfind("buffer_wbl2", 0) == 0)
+    return "an instruction with side effects (" + m + ")";
+  if (in.text.find(".L") != std::string::npos && !in.is_branch) return "a symbol operand";
+  return "";
+}
+
+// The highest SGPR a guard may take: a few above the kernel's, while the SGPR count stays far below
+// what would lower occupancy (gfx9: 800 SGPRs per SIMD in granules of 16, codeobj/arch_params.h, so
+// 8 waves up to 96 allocated, VCC/flat_scratch/XNACK included).
+int sgpr_top(int max_sgpr) { return std::min(std::max(max_sgpr + 4, 15), 84); }
+
+struct Guard {
+  std::vector<std::string> lines;  // ending with the branch to the original loop
+  std::string why_not;             // non-empty: refused
+};
+Guard refused(std::string why) {
+  Guard g;
+  g.why_not = std::move(why);
+  return g;
+}
+
+class LoopPipelineMove final : public Move {
+ public:
+  std::string name() const override { return "loop-pipeline"; }
+  std::string proposer() const override { return "rules"; }
+
+  std::vector<Edit> propose(const MoveContext& c) override {
+    std::vector<Edit> out;
+    const program::Function* f = c.program.function(c.kernel);
+    if (!f || f->blocks.empty()) return out;
+    // Factor-major, largest first: the modeled gain grows with the loads in flight (bench/moves), and a
+    // short search evaluates only the first few; 16 falls back to 8 and 4 where its VGPRs do not fit.
+    for (unsigned k : {16u, 8u, 4u})
+      for (size_t b = 0; b < f->blocks.size(); ++b) {
+        const program::BasicBlock& blk = f->blocks[b];
+        if (std::find(blk.succs.begin(), blk.succs.end(), b) == blk.succs.end()) continue;
+        if (blk.last < c.window.first || blk.first > c.window.last) continue;
+        if (out.size() >= c.max_edits) return out;
+        std::string why;
+        if (auto e = pipeline(c, *f, b, k, &why)) out.push_back(std::move(*e));
+      }
+    return out;
+  }
+
+  // Why the self-loop block `b` of `kernel` is not pipelined by `k` ("" when it is): for the tests.
+  static std::string refusal(const program::Program& p, const std::string& kernel, size_t b, unsigned k) {
+    std::mt19937_64 rng(1);
+    const program::Function* f = p.function(kernel);
+    MoveContext c{p, kernel, Window{f->begin, f->end - 1, 0, kernel}, rng};
+    std::string why;
+    LoopPipelineMove m;
+    return m.pipeline(c, *f, b, k, &why) ? "" : why;
+  }
+
+ private:
+  std::optional<Edit> pipeline(const MoveContext& c, const program::Function& f, size_t b, unsigned k, std::string* why) const {
+    const program::Program& p = c.program;
+    const program::BasicBlock& blk = f.blocks[b];
+    auto refuse = [&](std::string reason) -> std::optional<Edit> {
+      *why = std::move(reason);
+      return std::nullopt;
+    };
+    // The header label and the back branch.
+    size_t label_line = blk.first;
+    while (label_line > f.begin && p.text_line(label_line - 1).kind != program::Line::Instr && p.text_line(label_line - 1).kind != program::Line::RawInstr &&
+           p.text_line(label_line - 1).kind != program::Line::Label)
+      --label_line;
+    if (label_line == f.begin || p.text_line(label_line - 1).kind != program::Line::Label) return refuse("the loop header has no label");
+    const std::string header = p.text_line(label_line - 1).text;
+    const program::Line& back = p.text_line(blk.last);
+    if (!back.inst || !back.inst->is_branch || back.inst->no_fallthrough) return refuse("the loop does not end in a conditional back branch");
+    const std::vector<std::string> back_ops = operands(back.text);
+    if (back_ops.size() != 1 || back_ops[0] != header) return refuse("the back branch does not go to the header");
+    const std::string& back_m = back.inst->mnemonic;
+    const bool uniform = back_m == "s_cbranch_scc0" || back_m == "s_cbranch_scc1";
+    if (!uniform && back_m != "s_cbranch_execnz") return refuse("the loop's exit test (" + back_m + ") is not an SCC or EXEC branch");
+
+    // A loop this move pipelined already (its copy's guard falls back here): the copy is the fast path.
+    for (size_t pred : blk.preds)
+      if (pred != b && f.blocks[pred].first > f.begin && p.text_line(f.blocks[pred].first - 1).kind == program::Line::Label &&
+          p.text_line(f.blocks[pred].first - 1).text.rfind(".Lpipe", 0) == 0)
+        return refuse("the loop is pipelined already");
+
+    // The body, the instructions it cannot hold refused.
+    std::vector<BodyInst> body;
+    for (size_t i = blk.first; i < blk.last; ++i) {
+      const program::Line& l = p.text_line(i);
+      if (l.kind == program::Line::Label) return refuse("a label inside the loop body");
+      if (l.kind == program::Line::Directive || l.kind == program::Line::Comment) continue;
+      if (std::string u = unsupported(l); !u.empty()) return refuse("the body has " + u);
+      if (l.inst->is_branch || l.inst->is_terminator) return refuse("a branch inside the loop body");
+      body.push_back({i, &*l.inst, Role::Address});
+    }
+    if (body.size() > 96) return refuse("the body is too long for the pairwise check");
+    const codeobj::Arch arch = p.original().target().arch;
+    const codeobj::ArchParams* ap = codeobj::arch_params(arch);
+    if (!ap) return refuse("no resource table for the arch");
+    const program::RegisterUse use = p.register_use(c.kernel);
+    if (use.max_agpr >= 0) return refuse("the kernel uses AGPRs (unified register file split)");
+
+    const std::vector<RegSet> live = p.live_in(f, true);
+    const std::vector<RegSet> live_no_kill = p.live_in(f, false);
+    const RegSet& at_header = live[blk.first - f.begin];
+    if (at_header.bits.test(RegSet::kScc)) return refuse("SCC is live at the loop header");
+
+    // Roles. Divergent loops: the trailing `s_andn2_b64 exec, exec, M` stays with the branch.
+    std::optional<size_t> exec_write;
+    for (size_t i = 0; i < body.size(); ++i)
+      for (const RegRange& d : body[i].inst->defs)
+        if (d.file == RegFile::EXEC) {
+          if (uniform || exec_write) return refuse("the body writes EXEC");
+          exec_write = i;
+        }
+    if (!uniform) {
+      if (!exec_write || *exec_write + 1 != body.size()) return refuse("the EXEC update is not the body's last instruction before the branch");
+      body[*exec_write].role = Role::ExitGroup;
+    }
+    // Compute: what reads a loaded value or a value computed from one, in this iteration or (through
+    // loop-carried registers) an earlier one; so the classification runs to a fixpoint over the body.
+    size_t loads = 0;
+    RegSet carried_in;  // loaded-derived registers at the header (from the previous iteration)
+    for (int pass = 0;; ++pass) {
+      if (pass == 16) return refuse("the classification of the body does not settle");
+      bool changed = false;
+      loads = 0;
+      RegSet loaded = carried_in;
+      for (BodyInst& bi : body) {
+        if (bi.role == Role::ExitGroup || bi.role == Role::Wait) continue;
+        const program::Instruction& in = *bi.inst;
+        if (in.mnemonic == "s_waitcnt") {
+          bi.role = Role::Wait;
+          continue;
+        }
+        bool reads_loaded = false;
+        for (const RegRange& u : in.uses)
+          for (unsigned r = 0; r < u.count; ++r)
+            if (auto unit = unit_of(u.file, u.first + r); unit && loaded.bits.test(*unit)) reads_loaded = true;
+        const Role before = bi.role;
+        if (in.may_load) {
+          if (reads_loaded) return refuse("a load's address depends on a loaded value");
+          bi.role = Role::Load;
+          ++loads;
+        } else if (reads_loaded) {
+          bi.role = Role::Compute;
+        }
+        changed |= bi.role != before;
+        const bool derived = bi.role == Role::Load || bi.role == Role::Compute;
+        for (const RegRange& d : in.defs)
+          for (unsigned r = 0; r < d.count; ++r)
+            if (auto unit = unit_of(d.file, d.first + r)) loaded.bits.set(*unit, derived);
+      }
+      changed |= loaded.bits != carried_in.bits;
+      carried_in = loaded;
+      if (!changed) break;
+    }
+    if (loads == 0) return refuse("the body has no load");
+    // s_nop pads for the instruction after it: same role.
+    for (size_t i = body.size(); i-- > 0;)
+      if (body[i].inst->mnemonic == "s_nop")
+        body[i].role = i + 1 < body.size() && body[i + 1].role != Role::ExitGroup && body[i + 1].role != Role::Wait ? body[i + 1].role : Role::Compute;
+    for (size_t i = 0, seen_loads = 0; i < body.size(); ++i) {
+      if (body[i].role == Role::Load) ++seen_loads;
+      if (body[i].role == Role::Wait && seen_loads < loads) return refuse("a wait comes before a load of its iteration");
+    }
+
+    // Webs: per VGPR, the values one iteration defines (a def and the uses it reaches; a def that also
+    // reads its register, as v_fmac does, continues the web it reads). A web is renamed in iterations
+    // 0..K-2 when a compute instruction touches it and it neither comes in from the previous iteration
+    // (ENTRY) nor is the register's last value while the register is live at HEADER (it goes out).
+    constexpr size_t kEntry = SIZE_MAX;
+    std::vector<std::map<unsigned, size_t>> def_web(body.size()), use_web(body.size());  // unit -> web (def position)
+    std::map<size_t, std::pair<unsigned, unsigned>> web_range;  // web -> the def operand's range (first, count)
+    std::map<unsigned, size_t> current;
+    std::set<unsigned> referenced;
+    for (size_t i = 0; i < body.size(); ++i) {
+      const program::Instruction& in = *body[i].inst;
+      for (const RegRange& g : in.uses)
+        if (g.file == RegFile::VGPR)
+          for (unsigned r = g.first; r < g.first + g.count; ++r) {
+            referenced.insert(r);
+            use_web[i][r] = current.count(r) ? current[r] : kEntry;
+          }
+      for (const RegRange& g : in.defs)
+        if (g.file == RegFile::VGPR)
+          for (unsigned r = g.first; r < g.first + g.count; ++r) {
+            referenced.insert(r);
+            if (use_web[i].count(r)) {
+              def_web[i][r] = use_web[i][r];
+            } else {
+              def_web[i][r] = i * 1024 + (r - g.first) * 0 + g.first;  // one web per def operand
+              web_range[def_web[i][r]] = {g.first, g.count};
+            }
+            current[r] = def_web[i][r];
+          }
+    }
+    std::set<size_t> renamed_webs;
+    for (size_t i = 0; i < body.size(); ++i) {
+      if (body[i].role != Role::Compute) continue;
+      for (const auto* m : {&def_web[i], &use_web[i]})
+        for (const auto& [r, w] : *m)
+          if (w != kEntry && !(current[r] == w && at_header.bits.test(RegSet::kVgpr + r))) renamed_webs.insert(w);
+    }
+    // A web whose def operand holds a unit that cannot be renamed (it goes out) stays as it is.
+    for (auto it = renamed_webs.begin(); it != renamed_webs.end();) {
+      if (!web_range.count(*it)) {
+        it = renamed_webs.erase(it);
+        continue;
+      }
+      const auto [first, count] = web_range.at(*it);
+      bool out = false;
+      for (unsigned r = first; r < first + count; ++r) out |= current[r] == *it && at_header.bits.test(RegSet::kVgpr + r);
+      it = out ? renamed_webs.erase(it) : std::next(it);
+    }
+    // Fresh registers: not referenced by the loop, not live there on any lane, below the VGPR count that
+    // keeps the kernel's occupancy by VGPRs.
+    const unsigned vgprs_now = static_cast<unsigned>(use.max_vgpr + 1);
+    auto by_vgprs = [&](unsigned n) {
+      const unsigned g = ap->vgpr_alloc_granule;
+      return codeobj::compute_occupancy(*ap, std::max(g, (n + g - 1) / g * g), 0, 0, 64).by_vgprs;
+    };
+    unsigned limit = vgprs_now;
+    while (limit < ap->max_arch_vgprs && by_vgprs(limit + 1) == by_vgprs(vgprs_now)) ++limit;
+    const RegSet& carried = live_no_kill[blk.first - f.begin];
+    std::vector<bool> taken(limit, false);
+    for (unsigned r = 0; r < limit; ++r) taken[r] = referenced.count(r) || carried.bits.test(RegSet::kVgpr + r);
+    // The guard; its scratch VGPRs come from the same pool as the renamed registers.
+    auto take_vgpr = [&](unsigned count, unsigned parity) -> std::optional<unsigned> {
+      for (unsigned r = parity; r + count <= limit; r += 2) {
+        bool free = true;
+        for (unsigned q = r; q < r + count; ++q) free &= !taken[q];
+        if (!free) continue;
+        for (unsigned q = r; q < r + count; ++q) taken[q] = true;
+        return r;
+      }
+      return std::nullopt;
+    };
+    Guard guard = uniform ? uniform_guard(p, f, blk, body, k, header) : divergent_guard(p, f, blk, body, k, header, take_vgpr);
+    if (!guard.why_not.empty()) return refuse(guard.why_not);
+    // Fresh registers per iteration and renamed web, keeping the def operand's parity (64-bit alignment).
+    std::vector<std::map<size_t, unsigned>> fresh(k);  // iteration -> web -> first register
+    size_t renamed_registers = 0;
+    for (unsigned j = 0; j + 1 < k; ++j)
+      for (size_t w : renamed_webs) {
+        const auto [first, count] = web_range.at(w);
+        std::optional<unsigned> at;
+        for (unsigned s0 = first % 2; s0 + count <= limit && !at; s0 += 2) {
+          bool free = true;
+          for (unsigned r = s0; r < s0 + count && free; ++r) free = !taken[r];
+          if (free) at = s0;
+        }
+        if (!at) return refuse(fmt::format("not enough free VGPRs for {} iterations below v{} (the occupancy limit)", k, limit));
+        for (unsigned r = 0; r < count; ++r) taken[*at + r] = true;
+        fresh[j][w] = *at;
+        if (j == 0) renamed_registers += count;
+      }
+    // Per iteration and instruction: the renaming of its defs and of its uses.
+    auto rename_map = [&](unsigned j, const std::map<unsigned, size_t>& webs) {
+      std::map<unsigned, unsigned> m;
+      for (const auto& [r, w] : webs)
+        if (auto it = fresh[j].find(w); it != fresh[j].end()) m[r] = it->second + (r - web_range.at(w).first);
+      return m;
+    };
+    // The concatenation U (iteration-major) and the new order P; every swapped pair must commute.
+    struct Unrolled {
+      unsigned iteration;
+      size_t index;  // in body
+      Regs defs, uses;
+    };
+    std::vector<Unrolled> u;
+    for (unsigned j = 0; j < k; ++j)
+      for (size_t i = 0; i < body.size(); ++i) {
+        if (body[i].role == Role::ExitGroup && j + 1 < k) continue;  // EXEC unchanged (the guard)
+        u.push_back({j, i, regs_of(body[i].inst->defs, rename_map(j, def_web[i])), regs_of(body[i].inst->uses, rename_map(j, use_web[i]))});
+      }
+    auto phase = [&](const Unrolled& x) {
+      const Role r = body[x.index].role;
+      return r == Role::Address || r == Role::Load ? 0 : r == Role::ExitGroup ? 2 : 1;
+    };
+    std::vector<size_t> order(u.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return phase(u[x]) < phase(u[y]); });
+    std::vector<size_t> position(u.size());
+    for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+    for (size_t x = 0; x < u.size(); ++x)
+      for (size_t y = x + 1; y < u.size(); ++y) {
+        if (position[y] > position[x]) continue;
+        const bool waits = body[u[x].index].role == Role::Wait || body[u[y].index].role == Role::Wait;
+        if (waits) continue;  // recounted below
+        if (intersects(u[x].defs, u[y].uses) || intersects(u[x].defs, u[y].defs) || intersects(u[x].uses, u[y].defs))
+          return refuse(fmt::format("'{}' (iteration {}) and '{}' (iteration {}) do not commute", body[u[x].index].inst->text, u[x].iteration,
+                                    body[u[y].index].inst->text, u[y].iteration));
+      }
+
+    // Text of the copy.
+    const check::CounterLimits limits = check::counter_limits(arch);
+    std::vector<std::string> lines;
+    const std::string pipe = fmt::format(".Lpipe{:x}_k{}", p.text_line(blk.first).address, k);
+    lines.push_back(pipe + ":");
+    for (const std::string& g : guard.lines) lines.push_back(g);
+    for (size_t o : order) {
+      const Unrolled& x = u[o];
+      const program::Instruction& in = *body[x.index].inst;
+      std::string text;
+      if (body[x.index].role == Role::Wait) {
+        auto w = check::decode_waitcnt(in, arch);
+        if (!w) return refuse("an s_waitcnt the move cannot read");
+        unsigned& vm = w->count[check::kVmCnt];
+        if (vm < limits.max[check::kVmCnt]) {
+          vm += static_cast<unsigned>(loads * (k - 1 - x.iteration));
+          if (vm >= limits.max[check::kVmCnt]) return refuse(fmt::format("vmcnt cannot count {} loads in flight", vm));
+        }
+        text = check::waitcnt_text(*w, limits);
+        if (text.empty()) continue;
+      } else {
+        auto t = rename_operands(in, p.text_line(body[x.index].line).text, rename_map(x.iteration, def_web[x.index]), rename_map(x.iteration, use_web[x.index]));
+        if (!t) return refuse("'" + in.text + "' names a renamed register in part");
+        text = *t;
+      }
+      lines.push_back(text);
+    }
+    lines.push_back(back_m + " " + pipe);
+    // EXIT: the line after the loop (a label there, or a new one).
+    Edit e;
+    e.kernel = c.kernel;
+    e.move = name();
+    e.proposer = proposer();
+    std::string exit_label;
+    if (blk.last + 1 < f.end && p.text_line(blk.last + 1).kind == program::Line::Label) {
+      exit_label = p.text_line(blk.last + 1).text;
+    } else if (blk.last + 1 < f.end && is_instruction(p.text_line(blk.last + 1))) {
+      exit_label = pipe + "_exit";
+      e.hunks.push_back(make_insertion(blk.last + 1, {exit_label + ":"}));
+    } else {
+      return refuse("the loop is not followed by an instruction or label");
+    }
+    lines.push_back("s_branch " + exit_label);
+    // The copy goes right after X, the instruction before the header label (edits insert before
+    // instructions only): X's fall-through, if it has one, enters the copy; every predecessor that
+    // branches to the header branches to the copy instead.
+    size_t x_line = label_line - 1;
+    while (x_line > f.begin && !is_instruction(p.text_line(x_line))) --x_line;
+    if (!is_instruction(p.text_line(x_line)) || p.text_line(x_line).kind == program::Line::RawInstr) return refuse("no instruction before the loop");
+    auto retargeted = [&](size_t line) -> std::optional<std::string> {
+      const program::Line& l = p.text_line(line);
+      if (!l.inst || !l.inst->is_branch) return std::nullopt;
+      const std::vector<std::string> o = operands(l.text);
+      if (o.size() != 1 || o[0] != header) return std::nullopt;
+      return l.inst->mnemonic + " " + pipe;
+    };
+    std::vector<std::string> at_x{retargeted(x_line).value_or(p.text_line(x_line).text)};
+    at_x.insert(at_x.end(), lines.begin(), lines.end());
+    e.hunks.push_back(make_hunk(p, x_line, x_line, at_x));
+    for (size_t pred : blk.preds) {
+      if (pred == b || f.blocks[pred].last == x_line) continue;
+      if (auto t = retargeted(f.blocks[pred].last)) e.hunks.push_back(make_hunk(p, f.blocks[pred].last, f.blocks[pred].last, {*t}));
+    }
+    std::sort(e.hunks.begin(), e.hunks.end(), [](const Hunk& x, const Hunk& y) { return x.first < y.first; });
+    const size_t renamed = renamed_registers;
+    e.description = fmt::format("loop at {} pipelined by {}: {} load(s) per iteration issued {} iterations ahead under a {} guard, {} VGPR(s) renamed per "
+                                "iteration; the original loop for the rest",
+                                header, k, loads, k, uniform ? "trip-count" : "per-wave no-lane-exits", renamed);
+    return e;
+  }
+
+  // Uniform loops: an SGPR counter c stepped by ±1 once per iteration, the exit test `c == B` after the
+  // step (B an SGPR the body does not write, or a constant). Iterations left at the header, this one
+  // included: (B - c) or (c - B) mod 2^32 (0 meaning 2^32, which the guard sends to the original loop).
+  Guard uniform_guard(const program::Program& p, const program::Function& f, const program::BasicBlock& blk, const std::vector<BodyInst>& body,
+                      unsigned k, const std::string& header) const {
+    Guard g;
+    const std::string& back_m = p.text_line(blk.last).inst->mnemonic;
+    std::optional<size_t> cmp;
+    for (size_t i = body.size(); i-- > 0 && !cmp;)
+      for (const RegRange& d : body[i].inst->defs)
+        if (d.file == RegFile::SCC) cmp = i;
+    if (!cmp) return refused("no SCC write before the back branch");
+    const std::string cm = body[*cmp].inst->mnemonic;
+    const bool eq = cm == "s_cmp_eq_u32" || cm == "s_cmp_eq_i32", lg = cm == "s_cmp_lg_u32" || cm == "s_cmp_lg_i32";
+    if (!((eq && back_m == "s_cbranch_scc0") || (lg && back_m == "s_cbranch_scc1"))) return refused("the exit test is not an equality test on a counter");
+    const std::vector<std::string> ops = operands(body[*cmp].inst->text);
+    if (ops.size() != 2) return refused("the exit compare has no two operands");
+    auto writes_sgpr = [&](const BodyInst& bi, unsigned r) {
+      for (const RegRange& d : bi.inst->defs)
+        if (d.contains(RegFile::SGPR, r)) return true;
+      return false;
+    };
+    for (int side = 0; side < 2; ++side) {
+      auto counter = single_sgpr(ops[side]);
+      if (!counter) continue;
+      const std::string bound = ops[1 - side];
+      bool bound_changes = false;
+      if (auto bs = single_sgpr(bound))
+        for (const BodyInst& bi : body) bound_changes |= writes_sgpr(bi, *bs);
+      if (bound_changes || (!single_sgpr(bound) && !integer(bound))) continue;
+      std::optional<int> step;
+      size_t writers = 0;
+      for (size_t i = 0; i < body.size(); ++i) {
+        if (!writes_sgpr(body[i], *counter)) continue;
+        ++writers;
+        const std::string& m = body[i].inst->mnemonic;
+        const std::vector<std::string> o = operands(body[i].inst->text);
+        const std::string cs = ops[side];
+        std::optional<int64_t> imm;
+        if ((m == "s_add_i32" || m == "s_add_u32") && o.size() == 3 && o[0] == cs) imm = o[1] == cs ? integer(o[2]) : o[2] == cs ? integer(o[1]) : std::nullopt;
+        if ((m == "s_sub_i32" || m == "s_sub_u32") && o.size() == 3 && o[0] == cs && o[1] == cs && integer(o[2])) imm = -*integer(o[2]);
+        if (m == "s_addk_i32" && o.size() == 2 && o[0] == cs) imm = integer(o[1]);
+        if (imm && (*imm == 1 || *imm == -1) && i < *cmp) step = static_cast<int>(*imm);
+      }
+      if (writers != 1 || !step) continue;
+      const std::string cs = ops[side];
+      if (*step < 0 && integer(bound) == 0) {
+        g.lines = {fmt::format("s_cmp_lt_u32 {}, {}", cs, k), "s_cbranch_scc1 " + header};
+        return g;
+      }
+      // A scratch SGPR for the count: dead at the header, unused by the loop.
+      const std::vector<RegSet> live = p.live_in(f, true);
+      const RegSet& at = live[blk.first - f.begin];
+      std::set<unsigned> referenced;
+      for (const BodyInst& bi : body)
+        for (const auto* list : {&bi.inst->defs, &bi.inst->uses})
+          for (const RegRange& r : *list)
+            if (r.file == RegFile::SGPR)
+              for (unsigned q = 0; q < r.count; ++q) referenced.insert(r.first + q);
+      const int top = sgpr_top(p.register_use(f.name).max_sgpr);
+      for (int t = 0; t <= top; ++t)
+        if (!referenced.count(t) && !at.bits.test(RegSet::kSgpr + t)) {
+          g.lines = {*step > 0 ? fmt::format("s_sub_u32 s{}, {}, {}", t, bound, cs) : fmt::format("s_sub_u32 s{}, {}, {}", t, cs, bound),
+                     fmt::format("s_cmp_lt_u32 s{}, {}", t, k), "s_cbranch_scc1 " + header};
+          return g;
+        }
+      return refused("no free SGPR for the trip count");
+    }
+    return refused("no SGPR counter stepped by 1 in the exit test");
+  }
+
+  // Divergent loops: the body ends `s_andn2_b64 exec, exec, M; s_cbranch_execnz HEADER`, M is
+  // or-accumulated once per iteration from the result X of one v_cmp, whose operands are loop-invariant
+  // or per-lane inductions (a VGPR the body writes once, from itself and invariants only). The guard
+  // replays the inductions and the compare K-1 times on copies and falls back to the original loop when
+  // an active lane would leave within K-1 iterations, or when M already holds an active lane. Then X is
+  // 0 on every active lane (a v_cmp writes 0 for inactive ones) in iterations 0..K-2, M does not change
+  // there, and `exec & ~M` is EXEC: the copy drops those iterations' EXEC updates and branches.
+  Guard divergent_guard(const program::Program& p, const program::Function& f, const program::BasicBlock& blk, const std::vector<BodyInst>& body,
+                        unsigned k, const std::string& header, const std::function<std::optional<unsigned>(unsigned, unsigned)>& take_vgpr) const {
+    const std::vector<std::string> eops = operands(body.back().inst->text);
+    if (body.back().inst->mnemonic != "s_andn2_b64" || eops.size() != 3 || eops[0] != "exec" || eops[1] != "exec") return refused("the EXEC update is not exec &= ~mask");
+    const std::optional<RegRange> mask = program::parse_reg(eops[2]);
+    if (!mask || mask->file != RegFile::SGPR || mask->count != 2) return refused("the exit mask is not an SGPR pair");
+    auto writers = [&](const RegRange& r) {
+      std::vector<size_t> w;
+      for (size_t i = 0; i + 1 < body.size(); ++i)
+        for (const RegRange& d : body[i].inst->defs)
+          if (program::overlaps(d, r)) {
+            w.push_back(i);
+            break;
+          }
+      return w;
+    };
+    const std::vector<size_t> mw = writers(*mask);
+    if (mw.size() != 1) return refused("the exit mask is written more than once");
+    const BodyInst& acc = body[mw[0]];
+    const std::vector<std::string> aops = operands(acc.inst->text);
+    if (acc.inst->mnemonic != "s_or_b64" || aops.size() != 3 || aops[0] != eops[2] || (aops[1] != eops[2] && aops[2] != eops[2]))
+      return refused("the exit mask is not or-accumulated");
+    const std::string x_text = aops[1] == eops[2] ? aops[2] : aops[1];
+    const std::optional<RegRange> x = program::parse_reg(x_text);
+    if (!x || (x->file != RegFile::VCC && !(x->file == RegFile::SGPR && x->count == 2))) return refused("the exit condition is not a lane mask");
+    // The compare whose result the accumulation reads: the last writer of X before it (gfx90a's address
+    // carries also write VCC, earlier in the body; the replay needs only this one).
+    std::vector<size_t> xw = writers(*x);
+    std::erase_if(xw, [&](size_t i) { return i > mw[0]; });
+    if (xw.empty() || body[xw.back()].inst->mnemonic.rfind("v_cmp_", 0) != 0) return refused("the exit condition is not one v_cmp");
+    xw = {xw.back()};
+    const BodyInst& cmp = body[xw[0]];
+    const std::vector<RegSet> live = p.live_in(f, true);
+    const RegSet& at = live[blk.first - f.begin];
+    for (unsigned q = 0; q < x->count; ++q)
+      if (at.bits.test(*unit_of(x->file, x->first + q))) return refused("the exit condition is live at the header");
+    // The inductions the compare reads.
+    std::vector<std::pair<size_t, RegRange>> inductions;  // body index of the update, its VGPR (or 64-bit pair)
+    for (const RegRange& u : cmp.inst->uses) {
+      if (u.file == RegFile::EXEC) continue;
+      const std::vector<size_t> uw = writers(u);
+      if (uw.empty()) continue;  // invariant
+      if (u.file != RegFile::VGPR || u.count > 2 || uw.size() != 1) return refused("the exit compare reads a value the loop changes other than an induction");
+      const program::Instruction& up = *body[uw[0]].inst;
+      if (up.may_load || up.defs.size() != 1 || !(up.defs[0] == u)) return refused("an induction update writes more than its register");
+      for (const RegRange& r : up.uses)
+        if (r.file != RegFile::EXEC && !(r == u) && !writers(r).empty()) return refused("an induction steps by a value the loop changes");
+      inductions.push_back({uw[0], u});
+    }
+    if (inductions.empty()) return refused("the exit compare reads no induction");
+    std::optional<unsigned> acc_sgpr;
+    std::set<unsigned> referenced;
+    for (const BodyInst& bi : body)
+      for (const auto* list : {&bi.inst->defs, &bi.inst->uses})
+        for (const RegRange& r : *list)
+          if (r.file == RegFile::SGPR)
+            for (unsigned q = 0; q < r.count; ++q) referenced.insert(r.first + q);
+    const int top = sgpr_top(p.register_use(f.name).max_sgpr);
+    for (int t = 0; t + 1 <= top && !acc_sgpr; t += 2)
+      if (!referenced.count(t) && !referenced.count(t + 1) && !at.bits.test(RegSet::kSgpr + t) && !at.bits.test(RegSet::kSgpr + t + 1)) acc_sgpr = t;
+    if (!acc_sgpr) return refused("no free SGPR pair for the guard");
+    const std::string accr = fmt::format("s[{}:{}]", *acc_sgpr, *acc_sgpr + 1);
+    Guard g;
+    g.lines.push_back(fmt::format("s_and_b64 {}, exec, {}", accr, eops[2]));
+    std::map<unsigned, unsigned> copies;
+    for (const auto& [line, v] : inductions) {
+      const auto t = take_vgpr(v.count, v.first % 2);
+      if (!t) return refused("no free VGPR for the guard's induction copy");
+      for (unsigned q = 0; q < v.count; ++q) {
+        copies[v.first + q] = *t + q;
+        g.lines.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", *t + q, v.first + q));
+      }
+    }
+    std::vector<size_t> replay;
+    for (const auto& [line, v] : inductions) replay.push_back(line);
+    replay.push_back(xw[0]);
+    std::sort(replay.begin(), replay.end());
+    for (unsigned j = 0; j + 1 < k; ++j) {
+      for (size_t i : replay) {
+        auto t = rename_vgprs(p.text_line(body[i].line).text, copies);
+        if (!t) return refused("the exit test cannot be replayed");
+        g.lines.push_back(*t);
+      }
+      g.lines.push_back(fmt::format("s_or_b64 {}, {}, {}", accr, accr, x_text));
+    }
+    g.lines.push_back("s_cbranch_scc1 " + header);  // SCC: some active lane leaves early
+    (void)header;
+    return g;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Move> make_loop_pipeline_move() { return std::make_unique<LoopPipelineMove>(); }
+
+std::string loop_pipeline_refusal(const program::Program& p, const std::string& kernel, size_t block, unsigned k) {
+  return LoopPipelineMove::refusal(p, kernel, block, k);
+}
+
+}  // namespace asmevo::search
