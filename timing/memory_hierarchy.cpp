@@ -96,7 +96,7 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
   // Distinct L1 lines of the instruction.
   lines_.clear();
   for (uint32_t i = 0; i < count; ++i) lines_.push_back(sectors[i] >> (l1_shift_ - kSectorShift));
-  std::sort(lines_.begin(), lines_.end());
+  if (!std::is_sorted(lines_.begin(), lines_.end())) std::sort(lines_.begin(), lines_.end());  // lanes mostly ascend
   lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
   uint64_t done = static_cast<uint64_t>(ta_done) + hw_.lat_l1;
   if (lines_.empty()) return done;
