@@ -50,6 +50,13 @@ class Cache {
     touch(set, i);
     return set[tag0_ + ways_ + i];
   }
+  // Asks the host to bring the line's set into its caches (no effect on the model): the model's L2 and MALL sets lie
+  // in host memory, and an instruction's lines are known before they are looked up one after the other.
+  void prefetch(uint64_t line) const {
+    if (slot_.empty()) return;
+    const int64_t at = slot_[set_of(line).first];
+    if (at >= 0) __builtin_prefetch(blocks_.data() + at);
+  }
   // Allocates the line (evicting the least recently used one), its data present from `ready`.
   void fill(uint64_t line, uint64_t ready) {
     uint8_t hash = 0;
@@ -105,11 +112,15 @@ class Cache {
   // [U]: with a plain modulo, regular strides alias (one XCD's share of a streamed buffer, every 8th 4 KiB
   // chunk, used 1/8 of the L2's sets, so a 16 MiB footprint missed a 32 MiB L2: bench/calibration).
   // `hash`: the line's hash byte.
-  uint64_t* find_set(uint64_t line, bool create, uint8_t& hash) {
+  // The line's set and hash byte.
+  std::pair<size_t, uint8_t> set_of(uint64_t line) const {
     uint64_t h = line * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing: every address bit moves the high bits
     h ^= h >> 29;
-    const size_t set = static_cast<size_t>(h % sets_);
-    hash = static_cast<uint8_t>(h >> 56);
+    return {static_cast<size_t>(h % sets_), static_cast<uint8_t>(h >> 56)};
+  }
+  uint64_t* find_set(uint64_t line, bool create, uint8_t& hash) {
+    const auto [set, byte] = set_of(line);
+    hash = byte;
     if (slot_.empty()) {
       if (!create) return nullptr;
       slot_.assign(sets_, -1);
