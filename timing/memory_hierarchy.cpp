@@ -106,12 +106,12 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
   done = std::max(done, static_cast<uint64_t>(l1_done) + hw_.lat_l1);
   const bool to_l2 = store || atomic;  // L1 is write-through (S11); atomics execute at the L2
   const double start = ta_done;
-  if (!store)
-    for (uint64_t line : lines_) {  // host prefetch of the L2 and MALL sets the loop below may visit
-      const uint64_t addr = line << l1_shift_;
-      l2_[xcd].prefetch(addr >> l2_shift_);
-      if (hw_.has_mall) mall_cache_.prefetch(addr >> kSectorShift);
-    }
+  for (uint64_t line : lines_) {  // host prefetch of the L2 and MALL sets the loop below may visit
+    const uint64_t addr = line << l1_shift_;
+    if (!store) l2_[xcd].prefetch(addr >> l2_shift_);
+    if (hw_.has_mall)
+      for (uint64_t s = addr >> kSectorShift; s < (addr + hw_.l1_line) >> kSectorShift; ++s) mall_cache_.prefetch(s);
+  }
   uint64_t prev_l2 = ~0ull, prev_ready = 0;
   for (uint64_t line : lines_) {
     const uint64_t addr = line << l1_shift_;
