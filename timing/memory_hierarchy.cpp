@@ -96,7 +96,7 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
   // Distinct L1 lines of the instruction.
   lines_.clear();
   for (uint32_t i = 0; i < count; ++i) lines_.push_back(sectors[i] >> (l1_shift_ - kSectorShift));
-  std::sort(lines_.begin(), lines_.end());
+  if (!std::is_sorted(lines_.begin(), lines_.end())) std::sort(lines_.begin(), lines_.end());  // lanes mostly ascend
   lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
   uint64_t done = static_cast<uint64_t>(ta_done) + hw_.lat_l1;
   if (lines_.empty()) return done;
@@ -106,6 +106,12 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
   done = std::max(done, static_cast<uint64_t>(l1_done) + hw_.lat_l1);
   const bool to_l2 = store || atomic;  // L1 is write-through (S11); atomics execute at the L2
   const double start = ta_done;
+  for (uint64_t line : lines_) {  // host prefetch of the L2 and MALL sets the loop below may visit
+    const uint64_t addr = line << l1_shift_;
+    if (!store) l2_[xcd].prefetch(addr >> l2_shift_);
+    if (hw_.has_mall)
+      for (uint64_t s = addr >> kSectorShift; s < (addr + hw_.l1_line) >> kSectorShift; ++s) mall_cache_.prefetch(s);
+  }
   uint64_t prev_l2 = ~0ull, prev_ready = 0;
   for (uint64_t line : lines_) {
     const uint64_t addr = line << l1_shift_;

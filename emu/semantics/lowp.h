@@ -23,7 +23,16 @@ inline uint16_t f32_to_bf16(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 
-inline float f16_to_f32(uint16_t h) { return static_cast<float>(std::bit_cast<_Float16>(h)); }
+// f16 -> f32 (exact; NaN keeps its payload and becomes quiet, as the compiler's conversion does). In bits:
+// without F16C the compiler calls libgcc's __extendhfsf2, which was a sixth of a sampled f16 GEMM (perf,
+// bench/timing/sampling_bench). tests/emu checks every one of the 65536 inputs against that conversion.
+inline float f16_to_f32(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e - 1u < 30u) return std::bit_cast<float>(sign | (e + 112u) << 23 | m << 13);  // normal: rebias 15 -> 127
+  if (e == 0x1fu) return std::bit_cast<float>(sign | 0x7f800000u | m << 13 | (m ? 0x400000u : 0u));  // inf, quiet NaN
+  return std::bit_cast<float>(sign | std::bit_cast<uint32_t>(static_cast<float>(m) * 0x1p-24f));  // zero, denormal: m * 2^-24
+}
 inline uint16_t f32_to_f16(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
 
 // Every small float format: the 8-bit floats and the OCP MX 6- and 4-bit element formats (fp6 = E2M3,

@@ -25,6 +25,19 @@ namespace {
 
 uint32_t f(float x) { return std::bit_cast<uint32_t>(x); }
 
+// lowp::f16_to_f32 works on bits (no libgcc call); it must give the compiler's conversion's bits for every input,
+// NaN payloads and their quieting included.
+TEST(CvtPk, F16ToF32MatchesTheCompilersConversionOnEveryInput) {
+  unsigned differ = 0;
+  for (uint32_t h = 0; h <= 0xffff; ++h) {
+    volatile uint16_t bits = static_cast<uint16_t>(h);  // volatile: converted at run time, not folded
+    const float want = static_cast<float>(std::bit_cast<_Float16>(static_cast<uint16_t>(bits)));
+    if (f(lowp::f16_to_f32(static_cast<uint16_t>(h))) != f(want) && ++differ <= 5)
+      ADD_FAILURE() << fmt::format("f16 {:#06x}: {:#010x}, the compiler gives {:#010x}", h, f(lowp::f16_to_f32(static_cast<uint16_t>(h))), f(want));
+  }
+  EXPECT_EQ(differ, 0u);
+}
+
 TEST(CvtPk, Fp8EncodeDecodeEdges) {
   using namespace lowp;
   // Exact values, max, overflow, RNE ties, denormals.

@@ -5,6 +5,10 @@
 // sets overflow early, so "all" reads "nearly all" (>= 90 %) and "none" "nearly none" (<= 1 %).
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <random>
+#include <vector>
+
 #include "timing/hw_params.h"
 #include "timing/memory_hierarchy.h"
 
@@ -112,6 +116,60 @@ TEST(MemoryHierarchy, PagesBeyondTheTlbReachMissAgain) {
   // 512-line L2 on the second pass, so the per-step difference is the TLB miss penalty.
   const double inside = second_pass_cycles(32), beyond = second_pass_cycles(128);
   EXPECT_NEAR(beyond - inside, static_cast<double>(hw.lat_tlb_miss), 1.0);
+}
+
+}  // namespace
+}  // namespace asmevo::timing
+
+namespace asmevo::timing {
+namespace {
+
+// sim::Cache keeps each set's recency in a list instead of scanning stamps: on one set (bytes = ways x line)
+// it must hit, miss and evict exactly as a stamp-scan LRU does (victim: the way of the oldest stamp, never-used
+// ways first, lowest index first), for 1 to 64 ways and a random mix of lookups, fills and refills.
+TEST(MemoryHierarchy, CacheEvictsTheLeastRecentlyUsedLineAsAStampScanDoes) {
+  struct Reference {
+    struct Way {
+      uint64_t tag = ~0ull, stamp = 0, ready = 0;
+    };
+    std::vector<Way> ways;
+    uint64_t clock = 0;
+    Way* find(uint64_t line) {
+      for (auto& w : ways)
+        if (w.tag == line) return &w;
+      return nullptr;
+    }
+    std::optional<uint64_t> lookup(uint64_t line) {
+      Way* w = find(line);
+      if (!w) return std::nullopt;
+      w->stamp = ++clock;
+      return w->ready;
+    }
+    void fill(uint64_t line, uint64_t ready) {
+      Way* w = find(line);
+      if (!w) {
+        w = &ways[0];
+        for (auto& v : ways)
+          if (v.stamp < w->stamp) w = &v;
+      }
+      *w = Way{line, ++clock, ready};
+    }
+  };
+  std::mt19937_64 rng(14);
+  for (unsigned ways : {1u, 2u, 3u, 4u, 16u, 64u}) {
+    sim::Cache cache(ways * 128, ways, 128);
+    Reference ref{std::vector<Reference::Way>(ways)};
+    std::uniform_int_distribution<uint64_t> line(0, 2 * ways + 1);
+    for (int op = 0; op < 20000; ++op) {
+      const uint64_t l = line(rng);
+      if (rng() % 3) {
+        ASSERT_EQ(cache.lookup(l), ref.lookup(l)) << ways << " ways, operation " << op;
+      } else {
+        cache.fill(l, static_cast<uint64_t>(op));
+        ref.fill(l, static_cast<uint64_t>(op));
+      }
+    }
+  }
 }
 
 }  // namespace
