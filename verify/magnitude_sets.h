@@ -29,8 +29,8 @@ struct MagnitudeTarget {
 };
 std::vector<MagnitudeTarget> magnitude_targets(const std::string& dtype);
 
-// Per target (targets are per dtype; target i of each buffer): one set with every float buffer
-// scaled and, with two or more, one per buffer with all but that one scaled. `inputs` are
+// One set per target (targets are per dtype; set i uses target i of each buffer), every float
+// buffer scaled. `inputs` are
 // the base run's input bytes per argument (null for outputs and scalars). Buffers with
 // `special: false` and all-zero buffers are left as they are; no set when no buffer changes.
 std::vector<MagnitudeSet> magnitude_sets(const emu::LaunchSpec& base, const std::vector<std::shared_ptr<std::vector<uint8_t>>>& inputs);
