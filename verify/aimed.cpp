@@ -742,6 +742,7 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
   std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(base.args.size());
   for (const auto& b : o.buffers)
     if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
+  out.magnitude = magnitude_sets(base, inputs);
   if (!obs.probes.empty()) {
     auto searched = search_thresholds(backend, k0, base, inputs, obs.probes, out);
     out.thresholds.insert(out.thresholds.end(), searched.begin(), searched.end());

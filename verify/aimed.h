@@ -32,6 +32,7 @@
 
 #include "emu/launch_spec.h"
 #include "verify/backend.h"
+#include "verify/magnitude_sets.h"
 
 namespace asmevo::verify {
 
@@ -67,6 +68,7 @@ struct AimedInputs {
   std::vector<Threshold> thresholds;
   std::vector<UnresolvedDecision> unresolved;
   std::vector<std::string> notes;
+  std::vector<MagnitudeSet> magnitude;  // the base run's float inputs at the ends of their range (magnitude_sets.h)
   // Decisions (v_cmp, v_max/min, s_cmp; by address) none of whose operands derived from an input
   // element in any observed lane: as far as the observer's dataflow goes (VGPRs, SGPRs, LDS; not
   // control dependence), their outcome is fixed by the launch (scalar arguments, work-item ids).

@@ -73,19 +73,27 @@ std::optional<OutOfBounds> unallowed(const std::vector<OutOfBounds>& k0, const s
 }
 
 // Values of a `vary:` range worth a launch: its ends and one below, at and above each multiple of
-// the workgroup size and of the wave size (64) inside it; at most kMaxBoundaryValues, the
-// workgroup multiples first.
+// the workgroup size and of the wave size (64) inside it (at most kMaxBoundaryValues, the workgroup
+// multiples first); then every remainder modulo 8 at the top (hi - 7 .. hi) and lo + 2, lo + 3: a
+// kernel that handles 2, 4 or 8 elements per lane masks each one with its own compare, and a flip
+// of one shows only at sizes with its remainder; a range of at most kMaxBoundaryValues values is
+// run whole.
 constexpr size_t kMaxBoundaryValues = 24;
 std::vector<int64_t> boundary_values(std::pair<int64_t, int64_t> range, uint32_t block) {
   const auto [lo, hi] = range;
   std::vector<int64_t> out;
-  auto add = [&](int64_t v) {
-    if (v >= lo && v <= hi && out.size() < kMaxBoundaryValues && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  auto add = [&](int64_t v, size_t cap) {
+    if (v >= lo && v <= hi && out.size() < cap && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   };
-  for (int64_t v : {lo, lo + 1, hi - 1, hi}) add(v);
+  for (int64_t v : {lo, lo + 1, hi - 1, hi}) add(v, kMaxBoundaryValues);
   for (int64_t step : {static_cast<int64_t>(std::max<uint32_t>(block, 1)), int64_t{64}})
     for (int64_t m = (lo / step) * step; m <= hi + 1 && m - lo < step * 64; m += step)
-      for (int64_t d : {-1, 0, 1}) add(m + d);
+      for (int64_t d : {-1, 0, 1}) add(m + d, kMaxBoundaryValues);
+  const size_t cap = out.size() + 10;
+  if (hi - lo < static_cast<int64_t>(kMaxBoundaryValues))
+    for (int64_t v = lo; v <= hi; ++v) add(v, kMaxBoundaryValues);
+  for (int64_t d = 2; d <= 7; ++d) add(hi - d, cap);
+  for (int64_t d : {2, 3}) add(lo + d, cap);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -227,6 +235,11 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
           add_run(a.run, {"aimed input", a.run.label, a.describe()});
         } catch (const Error& e) {  // elements at a threshold the original cannot take (an index out of range): drop that set
           notes_.push_back(fmt::format("aimed set {} dropped: {}", a.run.label, e.what_text()));
+        }
+      for (auto& m : aimed.magnitude) try {
+          add_run(m.run, {"magnitude input", m.run.label, m.description});
+        } catch (const Error& e) {
+          notes_.push_back(fmt::format("magnitude set {} dropped: {}", m.run.label, e.what_text()));
         }
     }
   }

@@ -51,6 +51,7 @@ struct Mismatch {
 // What a verdict rests on (docs/verify.md "Evidence"): the gate that decided and, for runs, which
 // input set. kind: "abi", "static", "fault" (K1 faulted or hung), "out-of-bounds" (K1 touched
 // memory the launch does not allow), "random input", "special input", "aimed input",
+// "magnitude input" (float inputs scaled to the ends of their range, magnitude_sets.h),
 // "saved input" (a counterexample or regression spec), "boundary launch" (a `vary:` value),
 // "perf launch" (a perf launch at full size on sampled workgroups), or
 // "all runs" for EQUIVALENT.

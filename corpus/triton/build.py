@@ -427,6 +427,8 @@ def launch_yaml(launch, hidden_ptrs):
             lines.append(entry + "}")
         else:
             vary = f", vary: [{a['vary'][0]}, {a['vary'][1]}]" if a.get("vary") else ""
+            if a.get("why"):  # why the argument's vary: range is what it is (or why it has none)
+                lines.append(f"  # {a['name']} {'vary' if a.get('vary') else 'not varied'}: {a['why']}")
             lines.append(f"  - {{name: {a['name']}, value: {fmt_num(a['value'])}, type: {a['type']}{vary}}}")
     lines += ["  - {pointer: null}"] * hidden_ptrs
     if launch.get("perf"):

@@ -110,6 +110,25 @@ TEST(AimedInputsTest, RangeCheckMulToAddIsKilledByAimedInputs) {
   EXPECT_EQ(verify::verify_candidate(*aimed.ref, k0).verdict, Verdict::Equivalent);
 }
 
+TEST(AimedInputsTest, MagnitudeSetsKillAMulAddTheOrdinaryMagnitudesHide) {
+  // cross_entropy_rows_f32's l / rows: the quotient estimate n * rcp(d) as n + rcp(d). The Newton
+  // steps absorb it at ordinary magnitudes (random, special and aimed inputs: outputs equal); with
+  // the logits scaled to the top of the f32 range, v_div_scale's scaled path no longer does.
+  auto k0 = load(corpus::hip_object("gfx942", "cross_entropy.co"));
+  emu::LaunchSpec spec = emu::load_launch_spec(corpus::hip_spec("cross_entropy_rows_f32"));
+  spec.perf.clear();
+  for (auto& a : spec.args) a.vary.reset();
+  auto k1 = edited(k0, "cross_entropy_rows_f32", {{"v_mul_f32_e32 v1, v0, v6", "v_add_f32_e32 v1, v0, v6"}});
+  verify::VerifyOptions fast;
+  fast.stop_at_first_difference = true;
+  Ref r(k0, spec, fast);
+  auto rep = verify::verify_candidate(*r.ref, k1, fast);
+  ASSERT_EQ(rep.verdict, Verdict::Different) << rep.to_text();
+  EXPECT_EQ(rep.evidence.kind, "magnitude input") << rep.evidence.detail;
+  EXPECT_NE(rep.evidence.detail.find("logits by 2^"), std::string::npos) << rep.evidence.detail;
+  EXPECT_EQ(verify::verify_candidate(*r.ref, k0, fast).verdict, Verdict::Equivalent);
+}
+
 TEST(AimedInputsTest, BoundaryLaunchesKillAnOffByOneMaskOfALaterElement) {
   // Each softmax lane handles 4 elements 256 apart; the mask of the second, idx < n_cols as
   // idx <= n_cols, differs only when n_cols is in [256, 511]: the spec's n_cols = 781 never is,

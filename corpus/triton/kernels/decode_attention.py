@@ -57,7 +57,8 @@ SPECS = [dict(
         dict(name="out", buffer="f16", count=B * H * D, output=True),
         dict(name="seq_lens", buffer="i32", count=B, init={"ints": [1, MAX_SEQ]}),
         dict(name="sm_scale", value=0.125, type="f32"),
-        dict(name="max_seq", value=MAX_SEQ, type="i32"),
+        dict(name="max_seq", value=MAX_SEQ, type="i32",
+             why="the cache's per-sequence stride; seq_lens holds lengths up to it, so a smaller one reads past each sequence's slots"),
     ],
     perf=PERF,
 )]

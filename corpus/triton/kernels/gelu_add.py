@@ -33,7 +33,7 @@ SPECS = [dict(
         dict(name="x", buffer="f16", count=N, init={"normal": [0, 1]}),
         dict(name="y", buffer="f16", count=N, init={"normal": [0, 0.5]}),
         dict(name="out", buffer="f16", count=N, output=True),
-        dict(name="n", value=N, type="i32"),
+        dict(name="n", value=N, type="i32", vary=[0, N], why="`offs < n` masks every access"),
     ],
     perf=PERF,
 )]

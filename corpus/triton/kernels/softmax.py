@@ -35,9 +35,12 @@ SPECS = [dict(
         dict(name="x", buffer="f32", count=ROWS * X_STRIDE, init={"normal": [0, 2]}),
         dict(name="out", buffer="f32", count=ROWS * N_COLS, output=True),
         # Any row length up to N_COLS fits the buffers: verify adds boundary launches (0 is not a softmax).
-        dict(name="n_cols", value=N_COLS, type="i32", vary=[1, N_COLS]),
-        dict(name="x_row_stride", value=X_STRIDE, type="i32"),
-        dict(name="out_row_stride", value=N_COLS, type="i32"),
+        dict(name="n_cols", value=N_COLS, type="i32", vary=[1, N_COLS],
+             why="`cols < n_cols` masks every access; 0 is excluded: the normalisation divides by an empty sum"),
+        dict(name="x_row_stride", value=X_STRIDE, type="i32",
+             why='a row stride, compiled with tt.divisibility 16 (divisible_by_16): the binary may assume a multiple of 16, which a range cannot say'),
+        dict(name="out_row_stride", value=N_COLS, type="i32",
+             why='a row stride: below n_cols the rows overlap'),
     ],
     perf=PERF,
 )]

@@ -29,7 +29,7 @@ SPECS = [dict(
         dict(name="x", buffer="f32", count=N, init={"normal": [0, 1]}),
         dict(name="y", buffer="f32", count=N, init={"normal": [0, 1]}),
         dict(name="out", buffer="f32", count=N, output=True),
-        dict(name="n", value=N, type="i32"),
+        dict(name="n", value=N, type="i32", vary=[0, N], why="`offs < n` masks every access"),
     ],
     perf=PERF,
 )]

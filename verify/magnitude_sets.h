@@ -1,0 +1,38 @@
+// Input sets at the ends of each float dtype's range (docs/verify.md "Aimed inputs"). Random and
+// special inputs keep a row's values at one ordinary magnitude or mix in isolated edge values,
+// which turn the whole row into Inf/NaN; neither reaches the scaling paths of the math library's
+// division and rsqrt sequences (v_div_scale / v_div_fixup, the 2^24 denormal range checks), where
+// a Newton step stops absorbing a wrong estimate. These sets scale every float input buffer of the
+// base run by one power of two (exact except where values go denormal), so that its largest
+// magnitude sits at a chosen exponent: the top of the dtype's range, where squares overflow, where
+// squares underflow, the smallest normal exponent, and inside the denormals.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emu/launch_spec.h"
+
+namespace asmevo::verify {
+
+struct MagnitudeSet {
+  emu::LaunchSpec run;      // the base run with explicit input bytes
+  std::string description;  // "inputs scaled: x by 2^125 (largest |x| = 2^127, f32: the top of the range); w as it was"
+};
+
+// The exponents the largest magnitude of a buffer of `dtype` is moved to, with what each aims at
+// (empty for dtypes without a float range: integers, fp8, f64).
+struct MagnitudeTarget {
+  int exponent;
+  const char* aim;
+};
+std::vector<MagnitudeTarget> magnitude_targets(const std::string& dtype);
+
+// One set per target (targets are per dtype; set i uses target i of each buffer), every float
+// buffer scaled. `inputs` are
+// the base run's input bytes per argument (null for outputs and scalars). Buffers with
+// `special: false` and all-zero buffers are left as they are; no set when no buffer changes.
+std::vector<MagnitudeSet> magnitude_sets(const emu::LaunchSpec& base, const std::vector<std::shared_ptr<std::vector<uint8_t>>>& inputs);
+
+}  // namespace asmevo::verify
