@@ -87,9 +87,15 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   ro.workgroups = first;
   out.stats = emu::run_launch(*launch, *out.program, ro).stats;
   LaunchTrace trace = probe.take();
-  out.sample = plan_sample(hw, grid_groups, occ.workgroups_per_cu, static_cast<double>(trace.instructions()), sampling);
+  const uint64_t first_instructions = trace.instructions();
+  out.sample = plan_sample(hw, grid_groups, occ.workgroups_per_cu, static_cast<double>(first_instructions), sampling);
+  // Functional warming (timing/sampling.h): a one-round launch whose other workgroups are cheap enough
+  // to emulate has all of them emulated; the sample's are simulated, the others warm the MALL.
+  const std::vector<uint64_t> warmers =
+      warming_groups(hw, out.sample, occ.workgroups_per_cu, static_cast<double>(first_instructions),
+                     sampling.budget_wave_instructions * sampling.warming_budget_share);
   std::vector<uint64_t> rest;
-  if (out.sample.sampled) rest.assign(out.sample.workgroups.begin() + 1, out.sample.workgroups.end());
+  if (out.sample.sampled && warmers.empty()) rest.assign(out.sample.workgroups.begin() + 1, out.sample.workgroups.end());
   else
     for (uint64_t g = 1; g < grid_groups; ++g) rest.push_back(g);
   if (!rest.empty()) {
@@ -100,12 +106,24 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
     LaunchTrace more = recorder.take();
     for (auto& g : more.groups) trace.groups.push_back(std::move(g));
   }
+  LaunchTrace warming_trace;
+  Warming warming;
+  if (!warmers.empty()) {  // `trace` holds every workgroup, by id
+    LaunchTrace simulated;
+    simulated.num_groups = trace.num_groups;
+    std::vector<bool> chosen(grid_groups, false);
+    for (uint64_t g : out.sample.workgroups) chosen[g] = true, simulated.groups.push_back(std::move(trace.groups[g]));
+    for (uint64_t g = 0; g < grid_groups; ++g)
+      if (!chosen[g]) warming_trace.groups.push_back(std::move(trace.groups[g])), warming_trace.group_ids.push_back(g);
+    trace = std::move(simulated);
+    warming = plan_warming(hw, out.sample, warming_trace);
+  }
   trace.group_ids = out.sample.sampled ? out.sample.workgroups : std::vector<uint64_t>{};
   auto t1 = std::chrono::steady_clock::now();
   uint64_t buffer_bytes = 0;
   for (const auto& b : launch->buffers) buffer_bytes += b.bytes;
   auto replay = [&](const HwParams& row) {
-    ModelResult m = model_launch(*out.program, trace, occ, row, out.sample.slice);
+    ModelResult m = model_launch(*out.program, trace, occ, row, out.sample.slice, warmers.empty() ? nullptr : &warming);
     if (out.sample.sampled) scale_to_launch(m, out.sample, extrapolate(out.sample, m), row, buffer_bytes);
     return m;
   };

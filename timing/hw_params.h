@@ -65,6 +65,9 @@ struct HwParams {
 struct DeviceSlice {
   unsigned xcds = 1, cus_per_xcd = 1;
   double xcd_share = 1, device_share = 1;
+  // The other workgroups' loads warm the MALL (timing/model.h, WarmingGroup): it keeps its whole
+  // capacity; its bandwidth keeps the share above.
+  bool warmed = false;
   unsigned cus() const { return xcds * cus_per_xcd; }
   bool whole(const HwParams& hw) const { return xcds == hw.xcds && cus_per_xcd == hw.cus / hw.xcds; }
   static DeviceSlice whole_device(const HwParams& hw) { return {hw.xcds, hw.cus / hw.xcds, 1.0, 1.0}; }

@@ -15,6 +15,7 @@ MemoryHierarchy::MemoryHierarchy(const HwParams& hw, const DeviceSlice& slice) :
   scache_.resize((slice.cus() + 1) / 2, Cache(hw.scache_bytes, 4, hw.scache_line));  // S1: 16 KiB per 2 CUs; 4-way [U]
   // A slice's share of each XCD's L2: as many sets as its CUs' share (at least one), all the ways.
   const double l2_share = slice.xcd_share, dev_share = slice.device_share;
+  const double mall_capacity_share = slice.warmed ? 1.0 : dev_share;
   const unsigned l2_bytes = std::max(hw.l2_ways * hw.l2_line, static_cast<unsigned>(std::lround(hw.l2_bytes * l2_share)));
   l2_.resize(slice.xcds, Cache(l2_bytes, hw.l2_ways, hw.l2_line));
   l2_bw_.resize(slice.xcds);
@@ -23,7 +24,7 @@ MemoryHierarchy::MemoryHierarchy(const HwParams& hw, const DeviceSlice& slice) :
   // A slice gets its share of the MALL's sets (at least one), all the ways, as of the L2.
   if (hw.has_mall)
     mall_cache_ = Cache(std::max<unsigned>(hw.mall_ways << kSectorShift,
-                                           static_cast<unsigned>(std::lround(hw.mall_bytes * dev_share))),
+                                           static_cast<unsigned>(std::lround(hw.mall_bytes * mall_capacity_share))),
                         hw.mall_ways, 1u << kSectorShift);
   hbm_.bytes_per_cycle = hw.hbm_bw * hw.hbm_efficiency * dev_share;
   // A slice's share of each XCD's TLB, as of its L2.
@@ -163,6 +164,33 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
     done = std::max(done, ready);
   }
   return done;
+}
+
+void MemoryHierarchy::warm(unsigned device_xcd, const uint64_t* sectors, uint32_t count, uint64_t t) {
+  if (!hw_.has_mall) return;
+  if (!tlb_.empty() && warm_tlb_.empty()) warm_tlb_.assign(hw_.xcds, Cache(hw_.tlb_entries, hw_.tlb_ways, 1));
+  const uint64_t line_secs = hw_.l2_line >> kSectorShift;
+  uint64_t prev = ~0ull;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t addr = sectors[i] << kSectorShift, first = (addr >> kSectorShift) / line_secs * line_secs;
+    if (first == prev) continue;
+    prev = first;
+    uint64_t translated = t;
+    if (!warm_tlb_.empty()) {
+      Cache& tlb = warm_tlb_[device_xcd % hw_.xcds];
+      const uint64_t page = addr >> page_shift_;
+      if (auto r = tlb.lookup(page)) translated = std::max(translated, *r);
+      else tlb.fill(page, translated += hw_.lat_tlb_miss);
+    }
+    // A line the MALL lacks is filled from HBM after the latency and the wait the slice's own requests
+    // see in the HBM queue now (its share of the queue), without adding to that queue.
+    bool all_in_mall = true;
+    for (uint64_t s = first; s < first + line_secs && all_in_mall; ++s) all_in_mall = mall_cache_.lookup(s).has_value();
+    if (all_in_mall) continue;
+    const uint64_t ready = static_cast<uint64_t>(std::max(static_cast<double>(translated), hbm_.free)) + hw_.lat_hbm;
+    for (uint64_t s = first; s < first + line_secs; ++s)
+      if (!mall_cache_.lookup(s)) mall_cache_.fill(s, ready);
+  }
 }
 
 }  // namespace asmevo::timing::sim

@@ -172,6 +172,11 @@ class MemoryHierarchy {
                          uint64_t t);
   // One scalar-memory instruction; returns when its data is in SGPRs.
   uint64_t scalar_access(unsigned cu, const uint64_t* sectors, uint32_t count, uint64_t t);
+  // Functional warming (sampled simulation): a workgroup that is not simulated, on the device's XCD
+  // `device_xcd`, loads `sectors` at `t`. The lines the MALL lacks enter it, translated by a TLB of
+  // that XCD kept for warming; no bandwidth is used (the slice's bandwidth shares already stand for the
+  // other workgroups) and no traffic counted.
+  void warm(unsigned device_xcd, const uint64_t* sectors, uint32_t count, uint64_t t);
   // When the last byte queued for HBM (reads and write-backs) has passed.
   double hbm_free() const { return hbm_.free; }
   const Traffic& traffic() const { return traffic_; }
@@ -186,6 +191,7 @@ class MemoryHierarchy {
   };
   std::vector<CuPorts> cus_;
   std::vector<Cache> scache_, l2_, tlb_;  // tlb_: per XCD, page numbers (hw.tlb_entries > 0)
+  std::vector<Cache> warm_tlb_;           // warm(): the warming workgroups' TLBs, by device XCD
   std::vector<Server> l2_bw_;
   Server mall_, hbm_;
   Cache mall_cache_;  // 64-byte sectors (the MALL's line, S11) -> time their data is in the MALL

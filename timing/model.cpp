@@ -82,6 +82,7 @@ struct WaveState {
   bool done = false, at_barrier = false;
   uint64_t barrier_arrival = 0;
   uint32_t barrier_inst = 0;
+  uint32_t in_group = 0;  // the wave's index in its workgroup
 };
 
 struct Group {
@@ -101,8 +102,8 @@ uint64_t counter_ready(std::vector<uint64_t> q, unsigned n) {
 class Simulator {
  public:
   Simulator(const emu::Program& prog, const LaunchTrace& trace, const codeobj::Occupancy& occ, const HwParams& hw,
-            const DeviceSlice& slice)
-      : prog_(prog), trace_(trace), occ_(occ), hw_(hw), slice_(slice), mem_(hw, slice) {
+            const DeviceSlice& slice, const Warming* warming = nullptr)
+      : prog_(prog), trace_(trace), occ_(occ), hw_(hw), slice_(slice), warming_(warming), mem_(hw, slice) {
     const auto& insts = prog.insts();
     info_.reserve(insts.size());
     for (const auto& in : insts) info_.push_back(classify(in, prog.arch(), prog.accum_offset(), prog.kernel()));
@@ -215,6 +216,7 @@ class Simulator {
       w.cu = cu;
       w.simd = simd;
       w.seq = seq_++;
+      w.in_group = static_cast<uint32_t>(i);
       w.next_ok = start + wave_launch(i + 1);
       w.v.resize(std::max(1u, prog_.num_vregs()));
       waves_.push_back(std::move(w));
@@ -423,8 +425,10 @@ class Simulator {
       }
       case Kind::Vmem: {
         S.port_free[kPortVmem] = t + hw_.issue_period;
+        if (warming_ && !si.store) warm(w, te, t, false);
         uint64_t done = mem_.vector_access(w.cu, w.trace->sectors.data() + te.sector_first, te.sector_count,
                                            te.active_lanes, si.store, si.atomic, t);
+        if (warming_ && !si.store) warm(w, te, t, true);
         done = std::max(done, w.last_vm_done);  // vmcnt retires in order (S9)
         w.last_vm_done = done;
         w.vm.push_back(done);
@@ -482,6 +486,21 @@ class Simulator {
     return w.next_ok;
   }
 
+  // The same load of the workgroups the wave's workgroup stands for (WarmingGroup): those dispatched
+  // no later than it before its own access (`after` false), the later ones after it.
+  void warm(const WaveState& w, const TraceEntry& te, uint64_t t, bool after) {
+    if (w.group >= warming_->size()) return;
+    for (const WarmingGroup& o : (*warming_)[w.group]) {
+      if ((o.offset > 0) != after || w.in_group >= o.waves->size()) continue;
+      const WaveTrace& ow = (*o.waves)[w.in_group];
+      if (w.pos >= ow.entries.size()) continue;
+      const TraceEntry& oe = ow.entries[w.pos];
+      if (oe.inst != te.inst || oe.sector_count == 0) continue;  // its control flow went elsewhere
+      const uint64_t at = static_cast<uint64_t>(std::max<int64_t>(0, static_cast<int64_t>(t) + o.offset));
+      mem_.warm(o.device_xcd, ow.sectors.data() + oe.sector_first, oe.sector_count, at);
+    }
+  }
+
   void try_release(Group& G, uint64_t t) {
     if (G.arrived == 0 || G.arrived < G.alive) return;
     uint64_t last = t;
@@ -504,6 +523,7 @@ class Simulator {
   codeobj::Occupancy occ_;
   const HwParams& hw_;
   DeviceSlice slice_;
+  const Warming* warming_ = nullptr;
   std::vector<StaticInst> info_;
   ModelResult res_;
   std::vector<Cu> cus_;
@@ -583,8 +603,8 @@ ModelResult model_launch(const emu::Program& program, const LaunchTrace& trace, 
 }
 
 ModelResult model_launch(const emu::Program& program, const LaunchTrace& trace, const codeobj::Occupancy& occupancy,
-                         const HwParams& hw, const DeviceSlice& slice) {
-  return Simulator(program, trace, occupancy, hw, slice).run();
+                         const HwParams& hw, const DeviceSlice& slice, const Warming* warming) {
+  return Simulator(program, trace, occupancy, hw, slice, warming).run();
 }
 
 }  // namespace asmevo::timing

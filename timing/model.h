@@ -85,9 +85,25 @@ void set_roofline(ModelResult& r, const HwParams& hw, double cus, double hbm_byt
 // Models one launch from its traces. `occupancy` limits the workgroups resident per CU.
 ModelResult model_launch(const emu::Program& program, const LaunchTrace& trace, const codeobj::Occupancy& occupancy,
                          const HwParams& hw);
+// A workgroup the sampled simulation does not time but whose loads warm the device-wide MALL
+// (functional warming, as SMARTS keeps caches warm while it fast-forwards): it runs beside a simulated
+// workgroup, its representative, and issues each load when the representative's wave issues the same
+// trace entry, shifted by `offset` cycles (its dispatch start on the whole device minus the
+// representative's on the slice). The L2s are not warmed: a warming workgroup that runs in lockstep
+// with its representative on one XCD prefetches for it far more regularly than a workgroup on its own
+// timeline does (matmul_naive_f32 went from +12.8 % to -27.5 %; docs/timing.md, "Sampling").
+struct WarmingGroup {
+  const std::vector<WaveTrace>* waves = nullptr;
+  unsigned device_xcd = 0;  // its XCD (its TLB translates its loads)
+  int64_t offset = 0;
+};
+// [index into the slice's trace] -> the workgroups that its representative stands for.
+using Warming = std::vector<std::vector<WarmingGroup>>;
+
 // The same on a slice of the device (sampled simulation, timing/sampling.h): `trace` holds the
-// workgroups dispatched to the slice's CUs, in dispatch order.
+// workgroups dispatched to the slice's CUs, in dispatch order; `warming` (may be null) the workgroups
+// that warm its MALL (slice.warmed).
 ModelResult model_launch(const emu::Program& program, const LaunchTrace& trace, const codeobj::Occupancy& occupancy,
-                         const HwParams& hw, const DeviceSlice& slice);
+                         const HwParams& hw, const DeviceSlice& slice, const Warming* warming = nullptr);
 
 }  // namespace asmevo::timing

@@ -36,6 +36,7 @@ std::string SamplePlan::describe() const {
                      head_rounds == 1 ? "" : "s", round_groups, tail_groups, slice_groups - head_groups - tail_groups);
   else
     s += ", all simulated)";
+  if (warming_groups) s += fmt::format("; the other {} emulated to warm the MALL", warming_groups);
   return s;
 }
 
@@ -108,6 +109,50 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
   if (ch.tail == 0 && p.workgroups.size() > 1 && p.workgroups.back() != grid_groups - 1)
     p.workgroups.back() = grid_groups - 1;
   return p;
+}
+
+std::vector<uint64_t> warming_groups(const HwParams& hw, const SamplePlan& plan, unsigned per_cu, double per_group, double budget) {
+  std::vector<uint64_t> ids;
+  if (!plan.sampled || plan.grid_groups > static_cast<uint64_t>(hw.cus) * per_cu) return ids;
+  const double others = static_cast<double>(plan.grid_groups - plan.workgroups.size());
+  if (others * std::max(1.0, per_group) * kEmulationShare > budget) return ids;
+  std::vector<uint64_t> simulated = plan.workgroups;
+  std::sort(simulated.begin(), simulated.end());
+  for (uint64_t g = 0; g < plan.grid_groups; ++g)
+    if (!std::binary_search(simulated.begin(), simulated.end(), g)) ids.push_back(g);
+  return ids;
+}
+
+Warming plan_warming(const HwParams& hw, SamplePlan& plan, const LaunchTrace& ghosts) {
+  Warming out(plan.workgroups.size());
+  if (ghosts.groups.empty()) return out;
+  plan.slice.warmed = true;
+  plan.warming_groups = ghosts.groups.size();
+  const unsigned x = plan.slice.xcds;
+  // Dispatch starts in the first round: the k-th workgroup of an XCD starts after the k before it
+  // were launched (the simulator's dispatcher: wave_launch_cycles per wave over the shader engines,
+  // on the slice at its share of them).
+  auto launch_cycles = [&](size_t waves, double share) {
+    return static_cast<double>(waves) * hw.wave_launch_cycles / hw.shader_engines / share;
+  };
+  // Representatives: the simulated workgroups of the slice's stream, by slice XCD.
+  std::vector<std::vector<size_t>> reps(x);
+  std::vector<size_t> all_reps;
+  for (size_t i = 0; i < plan.workgroups.size(); ++i) reps[i % x].push_back(i), all_reps.push_back(i);
+  std::vector<size_t> next(x, 0);
+  size_t next_any = 0;
+  for (size_t j = 0; j < ghosts.groups.size(); ++j) {
+    const uint64_t g = ghosts.group_ids[j];
+    const unsigned xcd = static_cast<unsigned>(g % hw.xcds);
+    const bool inside = xcd < x;
+    const bool own = inside && !reps[xcd].empty();
+    const size_t rep = own ? reps[xcd][next[xcd]++ % reps[xcd].size()] : all_reps[next_any++ % all_reps.size()];
+    const double start = static_cast<double>(g / hw.xcds) * launch_cycles(ghosts.groups[j].size(), 1.0);
+    const double rep_start = static_cast<double>(rep / x) * launch_cycles(ghosts.groups[j].size(), plan.slice.xcd_share);
+    out[rep].push_back(WarmingGroup{&ghosts.groups[j], xcd,
+                                    static_cast<int64_t>(std::llround(start - rep_start))});
+  }
+  return out;
 }
 
 SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& r) {

@@ -23,6 +23,9 @@ struct SampleOptions {
   // What the sample may cost, in emulated and replayed wave-instructions (about 1 s on one core at
   // the emulator's and the model's measured speed, bench/timing/sampling_bench).
   double budget_wave_instructions = 1.0e6;
+  // What emulating the workgroups that warm the MALL may cost (functional warming, warming_groups),
+  // as a share of that budget; 0: no warming.
+  double warming_budget_share = 1.0;
 };
 
 struct SamplePlan {
@@ -35,6 +38,7 @@ struct SamplePlan {
   uint64_t head_groups = 0;            // simulated from the start (whole rounds) ...
   uint64_t tail_groups = 0;            // ... and the slice's last, partial round
   unsigned head_rounds = 0;
+  uint64_t warming_groups = 0;         // emulated (not simulated) to warm the MALL (plan_warming)
   std::string describe() const;        // "12 of 4096 workgroups: 1 CU on 1 of 8 XCDs, ..."
 };
 
@@ -42,6 +46,21 @@ struct SamplePlan {
 // workgroup costs about `wave_instructions_per_group` (the first workgroup's count).
 SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu, double wave_instructions_per_group,
                        const SampleOptions& options);
+
+// Functional warming of a sample (timing/model.h, WarmingGroup): the workgroups not simulated whose
+// loads warm the MALL, which every XCD shares (so the sample sees the hits on lines that the other
+// workgroups bring in). Only a launch that fits one dispatch round on the device is warmed (every
+// workgroup then runs beside the simulated ones; in a launch of several rounds those beside the head
+// are a device round, too many to emulate), and only when emulating them costs at most `budget` in the
+// budget's units (kEmulationShare per emulated wave-instruction). Empty: no warming.
+std::vector<uint64_t> warming_groups(const HwParams& hw, const SamplePlan& plan, unsigned per_cu,
+                                     double wave_instructions_per_group, double budget);
+// Emulation's share of the cost of modeling one wave-instruction (emulate and replay): 2.15 s of
+// 9.55 s over the 89 launches of tests/timing/timing_sampling_test.cpp (bench/timing/sampling_diag).
+inline constexpr double kEmulationShare = 0.225;
+// Pairs each warming workgroup (`ghosts`: traces of warming_groups' ids, group_ids set) with a
+// simulated workgroup of the plan and its dispatch offset; sets the plan's slice to `warmed`.
+Warming plan_warming(const HwParams& hw, SamplePlan& plan, const LaunchTrace& ghosts);
 
 struct SampleEstimate {
   double cycles = 0;              // the whole launch

@@ -82,6 +82,27 @@ TEST(MemoryHierarchy, ASliceGetsItsShareOfTheMallCapacity) {
   EXPECT_LE(second.traffic.mall_bytes, footprint / 100);
 }
 
+// Functional warming (sampled simulation): a line another workgroup loaded earlier is a MALL hit for
+// the slice, with no HBM traffic counted for the warming load; a line it did not load still misses.
+TEST(MemoryHierarchy, AWarmedLineIsAMallHit) {
+  const HwParams hw = small_mi300x();
+  ASSERT_TRUE(hw.has_mall);
+  DeviceSlice slice{1, 1, 1.0, 1.0};
+  slice.warmed = true;
+  sim::MemoryHierarchy mem(hw, slice);
+  const uint64_t warmed[2] = {0, 1}, cold[2] = {1u << 20, (1u << 20) + 1};  // two 128-byte lines, pages apart
+  mem.warm(3, warmed, 2, 0);
+  EXPECT_EQ(mem.traffic().hbm_bytes, 0u);
+  const uint64_t t = 100000;  // the warming fill has long arrived
+  const uint64_t hit = mem.vector_access(0, warmed, 2, 64, false, false, t) - t;
+  EXPECT_EQ(mem.traffic().mall_bytes, hw.l2_line);
+  EXPECT_EQ(mem.traffic().hbm_bytes, 0u);
+  const uint64_t t2 = 2 * t;  // after the hit: the CU's ports are free again
+  const uint64_t miss = mem.vector_access(0, cold, 2, 64, false, false, t2) - t2;
+  EXPECT_EQ(mem.traffic().hbm_bytes, hw.l2_line);
+  EXPECT_EQ(miss - hit, hw.lat_hbm - hw.lat_mall);
+}
+
 // The first L1 miss to a page pays the TLB miss; a later miss to another line of that page does not.
 TEST(MemoryHierarchy, OnlyTheFirstMissToAPagePaysTheTlbMiss) {
   const HwParams hw = small_mi300x();
