@@ -218,6 +218,16 @@ std::string unsupported(const program::Line& l) {
 // what would lower occupancy (gfx9: 800 SGPRs per SIMD in granules of 16, codeobj/arch_params.h, so
 // 8 waves up to 96 allocated, VCC/flat_scratch/XNACK included).
 int sgpr_top(int max_sgpr) { return std::min(std::max(max_sgpr + 4, 15), 84); }
+// The SGPRs the loop body reads or writes (a guard's scratch registers must avoid them).
+std::set<unsigned> body_sgprs(const std::vector<BodyInst>& body) {
+  std::set<unsigned> referenced;
+  for (const BodyInst& bi : body)
+    for (const auto* list : {&bi.inst->defs, &bi.inst->uses})
+      for (const RegRange& r : *list)
+        if (r.file == RegFile::SGPR)
+          for (unsigned q = 0; q < r.count; ++q) referenced.insert(r.first + q);
+  return referenced;
+}
 
 struct Guard {
   std::vector<std::string> lines;  // ending with the branch to the original loop
@@ -625,12 +635,7 @@ class LoopPipelineMove final : public Move {
       // A scratch SGPR for the count: dead at the header, unused by the loop.
       const std::vector<RegSet> live = p.live_in(f, true);
       const RegSet& at = live[blk.first - f.begin];
-      std::set<unsigned> referenced;
-      for (const BodyInst& bi : body)
-        for (const auto* list : {&bi.inst->defs, &bi.inst->uses})
-          for (const RegRange& r : *list)
-            if (r.file == RegFile::SGPR)
-              for (unsigned q = 0; q < r.count; ++q) referenced.insert(r.first + q);
+      const std::set<unsigned> referenced = body_sgprs(body);
       const int top = sgpr_top(p.register_use(f.name).max_sgpr);
       for (int t = 0; t <= top; ++t)
         if (!referenced.count(t) && !at.bits.test(RegSet::kSgpr + t)) {
@@ -701,12 +706,7 @@ class LoopPipelineMove final : public Move {
     }
     if (inductions.empty()) return refused("the exit compare reads no induction");
     std::optional<unsigned> acc_sgpr;
-    std::set<unsigned> referenced;
-    for (const BodyInst& bi : body)
-      for (const auto* list : {&bi.inst->defs, &bi.inst->uses})
-        for (const RegRange& r : *list)
-          if (r.file == RegFile::SGPR)
-            for (unsigned q = 0; q < r.count; ++q) referenced.insert(r.first + q);
+    const std::set<unsigned> referenced = body_sgprs(body);
     const int top = sgpr_top(p.register_use(f.name).max_sgpr);
     for (int t = 0; t + 1 <= top && !acc_sgpr; t += 2)
       if (!referenced.count(t) && !referenced.count(t + 1) && !at.bits.test(RegSet::kSgpr + t) && !at.bits.test(RegSet::kSgpr + t + 1)) acc_sgpr = t;

@@ -4,15 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "prove/prove.h"
+#include "prove_test_util.h"
 
 namespace asmevo::prove {
 namespace {
 
-ProofResult prove(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  ProofOptions o;
-  o.timeout_ms = 10000;
-  return prove_window(a, b, nullptr, o);
-}
+using test_util::prove;
 
 // Two lanes under EXEC keep the memory chains small (each access is compared with every other).
 const char* const kTwoLanes = "s_mov_b64 exec, 3";

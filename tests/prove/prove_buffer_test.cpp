@@ -9,16 +9,13 @@
 #include "emu/semantics/buffer_addr.h"
 #include "emu/semantics/vmem_data.h"
 #include "prove/prove.h"
+#include "prove_test_util.h"
 #include "prove/terms.h"
 
 namespace asmevo::prove {
 namespace {
 
-ProofResult prove(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  ProofOptions o;
-  o.timeout_ms = 10000;
-  return prove_window(a, b, nullptr, o);
-}
+using test_util::prove;
 
 uint64_t numeral(const z3::expr& e) {
   const z3::expr x = e.simplify();

@@ -3,16 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "prove/prove.h"
+#include "prove_test_util.h"
 
 namespace asmevo::prove {
 namespace {
 
-ProofResult prove(const std::vector<std::string>& a, const std::vector<std::string>& b, const program::RegSet* live = nullptr,
-                  const std::map<std::string, program::RegSet>* at_labels = nullptr) {
-  ProofOptions o;
-  o.timeout_ms = 10000;
-  return prove_window(a, b, live, o, at_labels);
-}
+using test_util::prove;
 
 // if (s0 == 0) v1 = v2 - v3 else v1 = v2 + v3
 std::vector<std::string> diamond(const std::string& branch, const std::string& else_arm, const std::string& then_arm) {

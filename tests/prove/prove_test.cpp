@@ -4,15 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "prove/prove.h"
+#include "prove_test_util.h"
 
 namespace asmevo::prove {
 namespace {
 
-ProofResult prove(const std::vector<std::string>& a, const std::vector<std::string>& b, const program::RegSet* live = nullptr) {
-  ProofOptions o;
-  o.timeout_ms = 10000;
-  return prove_window(a, b, live, o);
-}
+using test_util::prove;
 
 TEST(Prove, ReorderingIndependentInstructionsIsProven) {
   auto r = prove({"v_add_u32_e32 v1, v2, v3", "v_mul_lo_u32 v4, v5, v6", "s_add_u32 s0, s1, s2"},
