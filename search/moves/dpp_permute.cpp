@@ -42,7 +42,6 @@
 #include <map>
 #include <set>
 #include <optional>
-#include <sstream>
 
 #include "check/isa.h"
 #include "emu/semantics/lane_maps.h"
@@ -58,18 +57,6 @@ using program::RegFile;
 using program::RegRange;
 using Lanes = std::array<uint32_t, 64>;
 constexpr size_t kMaxSlice = 40;  // instructions of an address slice evaluated at most
-
-// The comma-separated operands of `text` after its mnemonic (modifiers stay on the last one).
-std::vector<std::string> split_operands(const std::string& text, size_t mnemonic_size) {
-  std::vector<std::string> parts;
-  std::stringstream ss(text.substr(mnemonic_size));
-  for (std::string part; std::getline(ss, part, ',');) {
-    part.erase(0, part.find_first_not_of(' '));
-    part.erase(part.find_last_not_of(' ') + 1);
-    parts.push_back(part);
-  }
-  return parts;
-}
 
 std::vector<std::string> operand_texts(const program::Instruction& in) { return split_operands(in.text, in.mnemonic.size()); }
 

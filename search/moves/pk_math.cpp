@@ -29,7 +29,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <sstream>
 
 #include "search/moves/moves.h"
 #include "search/moves/probe.h"
@@ -72,15 +71,9 @@ std::optional<Half> parse_half(const program::Line& l, size_t line) {
   auto op = packable(in.mnemonic);
   if (!op) return std::nullopt;
   // "v_fma_f32 v1, v2, v3, v4": operands only, no modifier token (neg/abs print as -v2, |v2|, neg(...)).
-  std::string rest = in.text.substr(in.mnemonic.size());
-  std::vector<std::string> parts;
-  std::stringstream ss(rest);
-  for (std::string part; std::getline(ss, part, ',');) {
-    part.erase(0, part.find_first_not_of(' '));
-    part.erase(part.find_last_not_of(' ') + 1);
+  const std::vector<std::string> parts = split_operands(in.text, in.mnemonic.size());
+  for (const std::string& part : parts)
     if (part.empty() || part.find(' ') != std::string::npos) return std::nullopt;  // clamp, mul:2, ...
-    parts.push_back(part);
-  }
   const unsigned written = op->accumulates ? 3 : op->sources + 1;
   if (parts.size() != written) return std::nullopt;
   Half h;

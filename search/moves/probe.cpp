@@ -1,6 +1,7 @@
 #include "search/moves/probe.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,17 @@
 #include "support/error.h"
 
 namespace asmevo::search {
+
+std::vector<std::string> split_operands(const std::string& text, size_t mnemonic_size) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text.substr(mnemonic_size));
+  for (std::string part; std::getline(ss, part, ',');) {
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+    parts.push_back(part);
+  }
+  return parts;
+}
 
 bool rebuilds_clean(const program::Program& p, const std::string& kernel) {
   program::Program copy = p;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "check/isa.h"
 #include "program/program.h"
@@ -27,6 +28,10 @@ program::Program with_line(const program::Program& p, size_t line, const std::st
 // so. `clean(start)` is assumed.
 check::Wait weakest_clean_wait(check::Wait start, const check::CounterLimits& limits,
                                const std::function<bool(const check::Wait&)>& clean);
+
+// The comma-separated operands of `text` after its first `mnemonic_size` characters, each trimmed of
+// spaces (modifiers stay on the last one: "v_fma_f32 v1, v2, v3, v4" -> {"v1", "v2", "v3", "v4"}).
+std::vector<std::string> split_operands(const std::string& text, size_t mnemonic_size);
 
 // The kernel's function; throws asmevo::Error when `kernel` is not a kernel of `p`.
 const program::Function& kernel_function(const program::Program& p, const std::string& kernel);
