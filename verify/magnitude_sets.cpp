@@ -43,51 +43,44 @@ std::vector<MagnitudeSet> magnitude_sets(const emu::LaunchSpec& base, const std:
     scalable.push_back({a, largest});
     most = std::max(most, magnitude_targets(arg.dtype).size());
   }
-  // Per target: every buffer scaled. Variants with all buffers but one scaled (an output like
+  // Per target: every buffer scaled. Sets with all buffers but one scaled (an output like
   // (x - mean) * rstd * gamma + beta shows a wrong low-order bit of x - mean only when x and beta
   // are tiny and gamma is not) were measured on the mutant bench: they killed none of its 137
-  // survivors and doubled the magnitude runs, so they are not made (variants = 1).
-  const size_t variants = 1;
+  // survivors and doubled the magnitude runs, so they are not made.
   std::vector<MagnitudeSet> out;
-  for (size_t t = 0; t < most; ++t)
-    for (size_t v = 0; v < variants; ++v) {
-      MagnitudeSet set;
-      set.run = base;
-      set.run.special_variant = -1;
-      set.run.poison = out.size() % 2 ? 0xA5 : 0xFF;
-      std::string scaled;
-      std::string kept;
-      for (size_t i = 0; i < scalable.size(); ++i) {
-        const size_t a = scalable[i].arg;
-        const emu::ArgSpec& arg = base.args[a];
-        const std::string name = arg.name.empty() ? "arg" + std::to_string(a) : arg.name;
-        const auto targets = magnitude_targets(arg.dtype);
-        if (t >= targets.size()) continue;
-        if (v == i + 1) {
-          kept = name;
-          continue;
-        }
-        const int shift = targets[t].exponent - std::ilogb(scalable[i].largest);
-        std::vector<uint8_t> bytes = *inputs[a];
-        const uint64_t n = bytes.size() / element_bytes(arg.dtype);
-        for (uint64_t e = 0; e < n; ++e) {
-          const double x = element_number(arg.dtype, element_bits(bytes, arg.dtype, e));
-          if (!std::isfinite(x)) continue;  // Inf/NaN from a file stay as they are
-          if (auto b = element_from_number(arg.dtype, std::ldexp(x, shift))) set_element_bits(bytes, arg.dtype, e, *b);
-        }
-        set.run.args[a].init = {};
-        set.run.args[a].init.kind = emu::InitSpec::Bytes;
-        set.run.args[a].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
-        scaled += fmt::format("{}{} by 2^{} (largest |x| = 2^{}, {}: {})", scaled.empty() ? "" : ", ", name, shift, targets[t].exponent,
-                              arg.dtype, targets[t].aim);
+  for (size_t t = 0; t < most; ++t) {
+    MagnitudeSet set;
+    set.run = base;
+    set.run.special_variant = -1;
+    set.run.poison = out.size() % 2 ? 0xA5 : 0xFF;
+    std::string scaled;
+    for (const Scalable& sc : scalable) {
+      const size_t a = sc.arg;
+      const emu::ArgSpec& arg = base.args[a];
+      const std::string name = arg.name.empty() ? "arg" + std::to_string(a) : arg.name;
+      const auto targets = magnitude_targets(arg.dtype);
+      if (t >= targets.size()) continue;
+      const int shift = targets[t].exponent - std::ilogb(sc.largest);
+      std::vector<uint8_t> bytes = *inputs[a];
+      const uint64_t n = bytes.size() / element_bytes(arg.dtype);
+      for (uint64_t e = 0; e < n; ++e) {
+        const double x = element_number(arg.dtype, element_bits(bytes, arg.dtype, e));
+        if (!std::isfinite(x)) continue;  // Inf/NaN from a file stay as they are
+        if (auto b = element_from_number(arg.dtype, std::ldexp(x, shift))) set_element_bits(bytes, arg.dtype, e, *b);
       }
-      if (scaled.empty()) continue;
-      const size_t shape_end = base.label.rfind(", ");
-      set.run.label = shape_end == std::string::npos ? std::string() : base.label.substr(0, shape_end);
-      set.run.label += fmt::format("{}magnitude set {}", set.run.label.empty() ? "" : ", ", out.size());
-      set.description = "inputs scaled: " + scaled + (kept.empty() ? "" : "; " + kept + " as it was");
-      out.push_back(std::move(set));
+      set.run.args[a].init = {};
+      set.run.args[a].init.kind = emu::InitSpec::Bytes;
+      set.run.args[a].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+      scaled += fmt::format("{}{} by 2^{} (largest |x| = 2^{}, {}: {})", scaled.empty() ? "" : ", ", name, shift, targets[t].exponent,
+                            arg.dtype, targets[t].aim);
     }
+    if (scaled.empty()) continue;
+    const size_t shape_end = base.label.rfind(", ");
+    set.run.label = shape_end == std::string::npos ? std::string() : base.label.substr(0, shape_end);
+    set.run.label += fmt::format("{}magnitude set {}", set.run.label.empty() ? "" : ", ", out.size());
+    set.description = "inputs scaled: " + scaled;
+    out.push_back(std::move(set));
+  }
   return out;
 }
 

@@ -18,7 +18,7 @@ namespace asmevo::verify {
 
 struct MagnitudeSet {
   emu::LaunchSpec run;      // the base run with explicit input bytes
-  std::string description;  // "inputs scaled: x by 2^125 (largest |x| = 2^127, f32: the top of the range); w as it was"
+  std::string description;  // "inputs scaled: x by 2^125 (largest |x| = 2^127, f32: the top of the range), w by 2^..."
 };
 
 // The exponents the largest magnitude of a buffer of `dtype` is moved to, with what each aims at
