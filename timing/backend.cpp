@@ -111,10 +111,8 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   if (!warmers.empty()) {  // `trace` holds every workgroup, by id
     LaunchTrace simulated;
     simulated.num_groups = trace.num_groups;
-    std::vector<bool> chosen(grid_groups, false);
-    for (uint64_t g : out.sample.workgroups) chosen[g] = true, simulated.groups.push_back(std::move(trace.groups[g]));
-    for (uint64_t g = 0; g < grid_groups; ++g)
-      if (!chosen[g]) warming_trace.groups.push_back(std::move(trace.groups[g])), warming_trace.group_ids.push_back(g);
+    for (uint64_t g : out.sample.workgroups) simulated.groups.push_back(std::move(trace.groups[g]));
+    for (uint64_t g : warmers) warming_trace.groups.push_back(std::move(trace.groups[g])), warming_trace.group_ids.push_back(g);
     trace = std::move(simulated);
     warming = plan_warming(hw, out.sample, warming_trace);
   }

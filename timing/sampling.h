@@ -52,7 +52,8 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
 // workgroups bring in). Only a launch that fits one dispatch round on the device is warmed (every
 // workgroup then runs beside the simulated ones; in a launch of several rounds those beside the head
 // are a device round, too many to emulate), and only when emulating them costs at most `budget` in the
-// budget's units (kEmulationShare per emulated wave-instruction). Empty: no warming.
+// budget's units (kEmulationShare per emulated wave-instruction). The ids in ascending order (every
+// workgroup not in the sample); empty: no warming.
 std::vector<uint64_t> warming_groups(const HwParams& hw, const SamplePlan& plan, unsigned per_cu,
                                      double wave_instructions_per_group, double budget);
 // Emulation's share of the cost of modeling one wave-instruction (emulate and replay): 2.15 s of
