@@ -107,17 +107,16 @@ class Cache {
     links[mru] = (links[mru] & ~0xffffull) | i;                     // the old MRU's newer: i
     set[0] = i | static_cast<uint64_t>(lru) << 16;
   }
-  // The set's block, allocated on first use when `create` (else null when the set was never used: nothing of it
-  // is resident). The set index is a hash of the line address, as hardware hashes its channel and set selection
-  // [U]: with a plain modulo, regular strides alias (one XCD's share of a streamed buffer, every 8th 4 KiB
-  // chunk, used 1/8 of the L2's sets, so a 16 MiB footprint missed a 32 MiB L2: bench/calibration).
-  // `hash`: the line's hash byte.
-  // The line's set and hash byte.
+  // The line's set and hash byte. The set index is a hash of the line address, as hardware hashes its channel and
+  // set selection [U]: with a plain modulo, regular strides alias (one XCD's share of a streamed buffer, every 8th
+  // 4 KiB chunk, used 1/8 of the L2's sets, so a 16 MiB footprint missed a 32 MiB L2: bench/calibration).
   std::pair<size_t, uint8_t> set_of(uint64_t line) const {
     uint64_t h = line * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing: every address bit moves the high bits
     h ^= h >> 29;
     return {static_cast<size_t>(h % sets_), static_cast<uint8_t>(h >> 56)};
   }
+  // The line's set's block, allocated on first use when `create` (else null when the set was never used: nothing
+  // of it is resident); `hash` gets the line's hash byte.
   uint64_t* find_set(uint64_t line, bool create, uint8_t& hash) {
     const auto [set, byte] = set_of(line);
     hash = byte;
