@@ -6,11 +6,13 @@
 
 Same steps and the same scrubbing as corpus/triton/build.py (whose helpers it uses): no line info, pointers
 and integer arguments specialized as Triton's launcher would, metadata without hash or paths; finalize links a
-relocatable object with ld.lld-22 -shared, checks it disassembles, and installs gfx942/<variant>.{hsaco,json}.
+assembles Triton's assembly with llvm-mc-22 (after one rewrite that AsmEvo's emulator needs, see CNDMASK_NEG), links
+it with ld.lld-22 -shared, checks it disassembles, and installs gfx942/<variant>.{hsaco,json}.
 """
 import argparse
 import importlib.util
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -100,18 +102,51 @@ def validate_cuda(rc):
         assert err < 2 ** -6, v["name"]
 
 
+# v_cndmask_b32_e64 vD, -vS, vS, vcc (Triton's tl.where(-1, 1) * v): AsmEvo's emulator refuses an input modifier on
+# v_cndmask (its sources are integers there), so finalize rewrites each into the same bits without a modifier, the
+# neg modifier being a flip of bit 31: v_xor_b32 vT, 0x80000000, vS; v_cndmask_b32 vD, vT, vS, vcc, where vT is
+# one VGPR past Triton's allocation (next_free_vgpr + 1, accum_offset kept a multiple of 4 at or above it).
+CNDMASK_NEG = re.compile(r"^(\s*)v_cndmask_b32_e64 (v\d+), -(v\d+), (v\d+), vcc\s*$")
+
+
+def rewrite_cndmask_neg(asm):
+    lines = asm.split("\n")
+    free = int(re.search(r"\.amdhsa_next_free_vgpr (\d+)", asm).group(1))
+    tmp, count, out = f"v{free}", 0, []
+    for line in lines:
+        m = CNDMASK_NEG.match(line)
+        if m and m.group(3) == m.group(4):
+            ind, d, src = m.group(1), m.group(2), m.group(3)
+            out += [f"{ind}v_xor_b32_e32 {tmp}, 0x80000000, {src}", f"{ind}v_cndmask_b32_e32 {d}, {tmp}, {src}, vcc"]
+            count += 1
+            continue
+        if re.match(r"^\s*v_cndmask\S* .*(-v|\|v|neg\(|abs\()", line):
+            sys.exit(f"a v_cndmask with a modifier this rewrite does not handle: {line.strip()}")
+        out.append(line)
+    text = "\n".join(out)
+    if count:
+        acc = int(re.search(r"\.amdhsa_accum_offset (\d+)", text).group(1))
+        text = re.sub(r"\.amdhsa_next_free_vgpr \d+", f".amdhsa_next_free_vgpr {free + 1}", text)
+        text = re.sub(r"\.amdhsa_accum_offset \d+", f".amdhsa_accum_offset {max(acc, (free + 1 + 3) // 4 * 4)}", text)
+        text = re.sub(r"(\.vgpr_count:\s+)\d+", lambda m: f"{m.group(1)}{free + 1}", text)
+    return text, count
+
+
 def finalize(args):
+    """Assembles each variant's Triton assembly (staging/<variant>.amdgcn) with llvm-mc-22 after the rewrite above
+    and links it with ld.lld-22 -shared. Assembling the unmodified text gives Triton's own code object (same
+    .text and kernel descriptor bytes; checked when the objects were committed)."""
     staging = Path(args.staging)
     dest = HERE / ARCH
     dest.mkdir(exist_ok=True)
-    for n in sorted(p.stem for p in staging.glob("*.json")):  # the variants the device step built
-        obj, hsaco = staging / f"{n}.o", staging / f"{n}.hsaco"
+    for n in sorted(p.stem for p in staging.glob("*.amdgcn")):  # the variants the device step built
+        asm, count = rewrite_cndmask_neg((staging / f"{n}.amdgcn").read_text())
         with tempfile.TemporaryDirectory() as tmp:
-            linked = Path(tmp) / f"{n}.hsaco"
-            if obj.exists():
-                subprocess.run(["ld.lld-22", "-shared", str(obj), "-o", str(linked)], check=True)
-            else:
-                shutil.copy(hsaco, linked)
+            src, obj, linked = Path(tmp) / f"{n}.s", Path(tmp) / f"{n}.o", Path(tmp) / f"{n}.hsaco"
+            src.write_text(asm)
+            subprocess.run(["llvm-mc-22", "-triple", "amdgcn-amd-amdhsa", f"-mcpu={ARCH}", "-filetype=obj", str(src),
+                            "-o", str(obj)], check=True)
+            subprocess.run(["ld.lld-22", "-shared", str(obj), "-o", str(linked)], check=True)
             subprocess.run(["llvm-objdump-22", "-d", str(linked)], check=True, stdout=subprocess.DEVNULL)
             bad = corpus_build.scan_leaks([linked, staging / f"{n}.json"])
             if bad:
@@ -120,7 +155,7 @@ def finalize(args):
             shutil.copy(linked, tmp_out)
             os.replace(tmp_out, dest / f"{n}.hsaco")
         shutil.copy(staging / f"{n}.json", dest / f"{n}.json")
-        print("installed", dest / f"{n}.hsaco")
+        print(f"installed {dest / n}.hsaco ({count} v_cndmask neg modifiers rewritten)")
     return 0
 
 
