@@ -269,6 +269,9 @@ args:
 // loads the cos/sin table one dword per element and pairs the elements through LDS (ds_write, ds_read_u16,
 // ds_bpermute, two barriers). Arguments as Triton's launcher passes them, then its two hidden scratch pointers;
 // its LDS (`shared` in the .json beside the object: 4096 bytes at BLOCK_M 32, 1024 at 8) is dynamic.
+// Exact, like the footprint rows and the pipelined GEMMs: the 16 heads' programs share each token's cos/sin row
+// through an XCD's L2, which a sampled slice's share of the L2 loses (sampled, [16k] BLOCK_M 8 read 131 MB from
+// HBM where exact reads 71 MB, and came out 32.9 us against exact 22.0, outside its +-11.2 % bound).
 double rope_triton_us(uint64_t tokens, uint64_t block_m) {
   const std::string base = fmt::format("{}/gfx942/rope_contig_m{}", ASMEVO_CALIBRATION_TRITON_DIR, block_m);
   const auto meta = read_file_bytes(base + ".json");
@@ -288,7 +291,7 @@ args:
   - {{name: stride_head, value: 64, type: i32}}
   - {{pointer: null}}
   - {{pointer: null}}
-)", (tokens + block_m - 1) / block_m, tokens * 16 * 64, tokens * 64, tokens, shared)).microseconds;
+)", (tokens + block_m - 1) / block_m, tokens * 16 * 64, tokens * 64, tokens, shared), true).microseconds;
 }
 
 // The software-pipelined f16 GEMM (m x n x k; calibration.hip pipe_gemm) of tile tm x tn, µs on `arch`. `exact`:
