@@ -134,7 +134,8 @@ def rewrite_cndmask_neg(asm):
 
 def finalize(args):
     """Assembles each variant's Triton assembly (staging/<variant>.amdgcn) with llvm-mc-22 after the rewrite above
-    and links it with ld.lld-22 -shared. Assembling the unmodified text gives Triton's own code object (same
+    and links it with ld.lld-22 -shared. `--staging bench/calibration/triton/gfx942` rebuilds the committed objects
+    from the committed assembly (byte for byte). Assembling the unmodified text gives Triton's own code object (same
     .text and kernel descriptor bytes; checked when the objects were committed)."""
     staging = Path(args.staging)
     dest = HERE / ARCH
@@ -152,9 +153,12 @@ def finalize(args):
             if bad:
                 sys.exit("\n".join(bad))
             tmp_out = dest / f".{n}.hsaco.tmp"
-            shutil.copy(linked, tmp_out)
+            shutil.copyfile(linked, tmp_out)  # contents only: the committed objects are plain files (0644)
+            os.chmod(tmp_out, 0o644)
             os.replace(tmp_out, dest / f"{n}.hsaco")
-        shutil.copy(staging / f"{n}.json", dest / f"{n}.json")
+        for ext in ("json", "amdgcn"):  # the metadata and the assembly the object was made from, beside it
+            if (staging / f"{n}.{ext}").resolve() != (dest / f"{n}.{ext}").resolve():
+                shutil.copy(staging / f"{n}.{ext}", dest / f"{n}.{ext}")
         print(f"installed {dest / n}.hsaco ({count} v_cndmask neg modifiers rewritten)")
     return 0
 
