@@ -4,11 +4,18 @@
 // with itself).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
 #include <string>
 #include <vector>
 
 #include "codeobj/arch_params.h"
 #include "codeobj/code_object.h"
+#include "emu/dispatch.h"
+#include "emu/executor.h"
+#include "emu/launch_spec.h"
+#include "emu/program.h"
 #include "program/decoder.h"
 #include "support/file_io.h"
 
@@ -134,4 +141,65 @@ TEST(CalibrationKernels, OccupancyPairRunsOneAndTwoWavesPerSimd) {
   EXPECT_EQ(one.limiter, "vgprs");
   EXPECT_EQ(two.waves_per_simd, 2u);
   EXPECT_GE(two.by_lds, 2u);
+}
+
+// The RoPE rows' Triton kernels (bench/calibration/triton), as committed: Triton's assembly with its v_cndmask neg
+// modifiers rewritten (build.py finalize). Emulated on 48 tokens x 16 heads (a partial last tile at BLOCK_M 32),
+// the result must be the inverse GPT-J rotation of a float64 reference within bf16 rounding, and the table unchanged:
+// the rewrite kept the kernel's meaning, and the bench times a kernel that computes RoPE.
+TEST(CalibrationKernels, TritonRopeComputesTheInverseRotation) {
+  const uint64_t tokens = 48, heads = 16, rd = 64;
+  for (unsigned block_m : {32u, 8u}) {
+    SCOPED_TRACE(fmt::format("BLOCK_M {}", block_m));
+    const std::string path = fmt::format("{}/gfx942/rope_contig_m{}.hsaco", ASMEVO_CALIBRATION_TRITON_DIR, block_m);
+    auto co = codeobj::CodeObject::parse(read_file_bytes(path), path);
+    const codeobj::Kernel* k = co.kernel("rope_contig_kernel");
+    ASSERT_NE(k, nullptr);
+    const emu::LaunchSpec spec = emu::parse_launch_spec_text(fmt::format(R"(kernel: rope_contig_kernel
+grid: [{0}, 16, 1]
+block: [256, 1, 1]
+dynamic_lds: {3}
+args:
+  - {{name: x, buffer: bf16, count: {1}, init: {{uniform: [-1, 1]}}, inout: true}}
+  - {{name: fr, buffer: f32, count: {2}, init: {{uniform: [-1, 1]}}}}
+  - {{name: n_tokens, value: {4}, type: i32}}
+  - {{name: stride_token, value: 1024, type: i32}}
+  - {{name: stride_head, value: 64, type: i32}}
+  - {{pointer: null}}
+  - {{pointer: null}}
+)", (tokens + block_m - 1) / block_m, tokens * heads * rd, tokens * rd, block_m == 32 ? 4096 : 1024, tokens), "rope test");
+    const auto x0 = emu::make_buffer(spec, 0), fr = emu::make_buffer(spec, 1);
+    program::Decoder dec(co.target());
+    auto prog = emu::Program::build(co, *k, dec);
+    auto launch = emu::prepare_launch(co, *k, spec, 1);
+    emu::run_launch(*launch, *prog, emu::RunOptions{});
+    const auto bf16 = [](const uint8_t* p) {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(h) << 16));
+    };
+    const auto f32 = [&](uint64_t i) {
+      float f;
+      std::memcpy(&f, fr.data() + 4 * i, 4);
+      return static_cast<double>(f);
+    };
+    uint64_t checked = 0;
+    for (const auto& b : launch->buffers) {
+      const auto dev = launch->contents(b);
+      if (b.arg_index == 1) EXPECT_EQ(0, std::memcmp(dev.data(), fr.data(), fr.size())) << "the cos/sin table changed";
+      if (b.arg_index != 0) continue;
+      unsigned bad = 0;
+      for (uint64_t e = 0; e < tokens * heads * rd && bad < 5; ++e) {
+        const uint64_t t = e / (heads * rd), d = e % rd, even = e & ~uint64_t{1};
+        const double c = f32(t * rd + (d & ~uint64_t{1})), s = f32(t * rd + (d | 1));
+        const double x_even = bf16(x0.data() + 2 * even), x_odd = bf16(x0.data() + 2 * (even + 1));
+        const double want = d % 2 == 0 ? x_even * c + x_odd * s : x_odd * c - x_even * s;
+        const double got = bf16(dev.data() + 2 * e);
+        ++checked;
+        if (std::abs(got - want) > 1.0 / 128 * std::max(1.0, std::abs(want)))
+          ++bad, ADD_FAILURE() << fmt::format("x[{}] = {} emulated, {} expected", e, got, want);
+      }
+    }
+    EXPECT_EQ(checked, tokens * heads * rd);
+  }
 }
