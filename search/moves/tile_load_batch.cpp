@@ -8,7 +8,7 @@
 //        v_mov v14, 0; global_load_dword v14, ...; s_or_b64 exec, exec, s[2:3]
 //   W2:  s_waitcnt vmcnt(0)          <- the B load                     W2, then G
 //   T:   ds_write_b32 v11, v14 offset:1024; ...                        T with v14 renamed to vF up to its
-//                                                                      next full write
+//                                                                      next full write (or copied back)
 //
 // so two memory latencies per iteration become one: the B load issues while the A load is in flight.
 //
@@ -24,7 +24,9 @@
 //    (not under the saveexec), so every lane R or T reads of it was written in R, in the original as in
 //    the copy; the original register keeps G's value for G; after its next full write (at EXEC = E, T
 //    has no EXEC write before it) it holds the same value in every lane as in the original (lanes
-//    outside E: neither version wrote them in R). The fresh registers are never read elsewhere.
+//    outside E: neither version wrote them in R). Where T does not rewrite it, `v_mov_b32 v, vF` after
+//    T's last read (at EXEC = E) gives back the lanes R wrote; the others hold what they held before R,
+//    in both versions. The fresh registers are never read elsewhere.
 //  - Registers R reads or writes are not the destination of a load in flight at W1 (a backward walk
 //    from W1 to the previous vmcnt(0) collects them), so deleting W1 lets no read see a stale value and
 //    no write race a load's return; G itself reads its loaded registers after W2's vmcnt(0), which waits
@@ -47,8 +49,7 @@
 // edge, a second entry); anything in R but ALU code, branches and global/buffer loads (no LDS DMA);
 // EXEC changed other than by one saveexec/restore pair; R writing a register G reads that cannot be
 // renamed (an SGPR, a VGPR read before R writes it, or written only on some paths or in a range); a
-// renamed register not fully rewritten in W2's block; a load or store in flight at W1 that R touches or
-// that stores; AGPR kernels; no free VGPR below the kernel's occupancy limit.
+// load or store in flight at W1 that R touches, or a store; AGPR kernels; no free VGPR below the kernel's occupancy limit.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -402,7 +403,16 @@ class TileLoadBatchMove final : public Move {
       }
       for (unsigned v : done) pending.erase(v);
     }
-    if (!pending.empty()) return refuse(fmt::format("v{} is not rewritten in the second wait's block after its renamed value's last use", *pending.begin()));
+    // A register T does not rewrite gets its value back from the fresh one after T's last read of it
+    // (`v_mov_b32 v, vF` at EXEC = E: the lanes R wrote; the others keep what they held before R, as in
+    // the original), so what runs after T sees every lane of it as the original leaves it.
+    std::map<size_t, std::vector<unsigned>> copy_back;  // after this line (w2: after G) -> registers
+    for (unsigned v : pending) {
+      size_t last = w2;
+      for (const auto& [i, regs] : t_lines)
+        if (regs.count(v)) last = i;
+      copy_back[last].push_back(v);
+    }
 
     // Fresh VGPRs: referenced nowhere in the kernel, below the count that keeps its occupancy.
     const program::RegisterUse use = p.register_use(kernel);
@@ -434,7 +444,7 @@ class TileLoadBatchMove final : public Move {
 
     // The edit: W1 and G deleted; R's and T's renamed lines; G after W2. In R every mention of a renamed
     // register is renamed; in T only reads (T's lines that mention one read it and do not write it).
-    std::map<size_t, std::string> rewritten;  // line -> new text
+    std::map<size_t, std::vector<std::string>> rewritten;  // line -> new text
     std::map<size_t, std::set<unsigned>> lines = t_lines;
     for (const auto& [b, s] : seg)
       for (size_t i = s.from; i <= s.to; ++i)
@@ -444,8 +454,17 @@ class TileLoadBatchMove final : public Move {
     for (const auto& [i, regs] : lines) {
       std::string t = p.text_line(i).text;
       for (unsigned v : regs) t = rename_vgpr(t, v, fresh.at(v));
-      rewritten[i] = t;
+      rewritten[i] = {t};
     }
+    auto copies_after = [&](size_t line) {
+      std::vector<std::string> out;
+      if (auto it = copy_back.find(line); it != copy_back.end())
+        for (unsigned v : it->second) out.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", v, fresh.at(v)));
+      return out;
+    };
+    for (const auto& [line, regs] : copy_back)
+      if (line != w2)
+        for (const std::string& c : copies_after(line)) rewritten[line].push_back(c);
     Edit e;
     e.kernel = kernel;
     e.move = name();
@@ -453,9 +472,10 @@ class TileLoadBatchMove final : public Move {
     e.hunks.push_back(make_hunk(p, w1, g_end, {}));
     std::vector<std::string> moved{p.text_line(w2).text};
     for (size_t i = w1 + 1; i <= g_end; ++i) moved.push_back(p.text_line(i).text);
+    for (const std::string& c : copies_after(w2)) moved.push_back(c);
     e.hunks.push_back(make_hunk(p, w2, w2, moved));
     for (const auto& [i, t] : rewritten)
-      if (t != p.text_line(i).text) e.hunks.push_back(make_hunk(p, i, i, {t}));
+      if (t != std::vector<std::string>{p.text_line(i).text}) e.hunks.push_back(make_hunk(p, i, i, t));
     std::sort(e.hunks.begin(), e.hunks.end(), [](const Hunk& x, const Hunk& y) { return x.first < y.first; });
     std::string names;
     for (const auto& [v, r] : fresh) names += fmt::format("{}v{}->v{}", names.empty() ? "" : ", ", v, r);
