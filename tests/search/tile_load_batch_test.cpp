@@ -162,3 +162,18 @@ TEST(TileLoadBatchTest, RefusesTheHipCorpusTileLoopsWithReasons) {
     EXPECT_NE(why.find(reason), std::string::npos) << kernel << " " << write << ": " << why;
   }
 }
+
+TEST(TileLoadBatchTest, LeavesTheOtherCorpusKernelsWithTheShapeAlone) {
+  // The other gfx942 corpus kernels with an `s_waitcnt vmcnt(0)` right before an LDS write (found with asmevo disasm):
+  // conv2d_3x3_f32 loops back to the wait before a second vmcnt(0); kb_cumsum_f32 and prefix_scan_inclusive_i32 reach the
+  // barrier's lgkmcnt(0) first.
+  auto move = search::make_tile_load_batch_move();
+  for (const corpus::Kernel& k : corpus::kernels("gfx942", {"conv2d_3x3_f32", "kb_cumsum_f32", "prefix_scan_inclusive_i32"})) {
+    auto p = program::Program::recover(load(k.code_object));
+    EXPECT_TRUE(propose_whole(*move, p, k.name).empty()) << k.label();
+    const program::Function* f = p.function(k.name);
+    for (size_t i = f->begin; i + 1 < f->end; ++i)
+      if (p.text_line(i).text == "s_waitcnt vmcnt(0)" && p.text_line(i + 1).text.rfind("ds_write", 0) == 0)
+        std::cout << k.label() << " before " << p.text_line(i + 1).text << ": " << search::tile_load_batch_refusal(p, k.name, i) << "\n";
+  }
+}
