@@ -49,7 +49,8 @@
 // edge, a second entry); anything in R but ALU code, branches and global/buffer loads (no LDS DMA);
 // EXEC changed other than by one saveexec/restore pair; R writing a register G reads that cannot be
 // renamed (an SGPR, a VGPR read before R writes it, or written only on some paths or in a range); a
-// load or store in flight at W1 that R touches, or a store; AGPR kernels; no free VGPR below the kernel's occupancy limit.
+// renamed VGPR read inside a range, or read and written, after W2; a load in flight at W1 whose
+// register R touches, or a store in flight; AGPR kernels; no free VGPR below the occupancy limit.
 #include <fmt/format.h>
 
 #include <algorithm>
