@@ -4,6 +4,7 @@
 
 #include "search/move.h"
 #include "search/moves/moves.h"
+#include "search/moves/tile_load_batch.h"
 #include "support/error.h"
 
 namespace asmevo::search {
@@ -14,6 +15,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     // First: where it fires its gains are the largest (bench/moves), and on full-size perf launches a
     // candidate costs 20 s or more, so a 30 s search reaches only the first moves' edits.
     moves.push_back(make_loop_pipeline_move());
+    moves.push_back(make_tile_load_batch_move());
     moves.push_back(make_waitcnt_refine_move());
     moves.push_back(make_waitcnt_sink_move());
     moves.push_back(make_kernarg_hoist_move());
