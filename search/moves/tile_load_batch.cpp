@@ -56,13 +56,13 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "check/isa.h"
 #include "codeobj/arch_params.h"
 #include "codeobj/resources.h"
 #include "search/moves/moves.h"
+#include "search/moves/register_compact.h"
 #include "search/moves/tile_load_batch.h"
 #include "support/error.h"
 
@@ -118,11 +118,6 @@ std::set<unsigned> vgprs_of(const program::Instruction& in) {
   return v;
 }
 
-// `text` with the single-register operand vFROM spelled vTO.
-std::string rename_vgpr(const std::string& text, unsigned from, unsigned to) {
-  const std::regex re(fmt::format(R"((^|[^A-Za-z0-9_\[:])v{}(?![0-9]))", from));
-  return std::regex_replace(text, re, fmt::format("$1v{}", to));
-}
 
 // Whether `list` names VGPR v, and whether only as a single-register operand.
 struct Mention {
@@ -454,7 +449,7 @@ class TileLoadBatchMove final : public Move {
             if (mentions(in->uses, v).any || mentions(in->defs, v).any) lines[i].insert(v);
     for (const auto& [i, regs] : lines) {
       std::string t = p.text_line(i).text;
-      for (unsigned v : regs) t = rename_vgpr(t, v, fresh.at(v));
+      for (unsigned v : regs) t = rename_registers(t, RegRange{RegFile::VGPR, v, 1}, fresh.at(v));  // single-register operands only (mentions)
       rewritten[i] = {t};
     }
     auto copies_after = [&](size_t line) {
