@@ -19,35 +19,49 @@
 // the same in all K). The copy runs the same instructions, each with the same inputs:
 //  - A_j L_j C_j are B_j split: L the loads, C every instruction that reads (transitively, within the
 //    iteration) a loaded register, plus the waits; A the rest (address and counter updates, exit test).
-//  - Registers that one iteration defines before reading (not live at HEADER) and that A or L write are
-//    renamed to fresh VGPRs in iterations 0..K-2 (modulo variable expansion); iteration K-1 writes the
-//    originals, so every register leaves the copy as it leaves K original iterations. EXEC is constant
-//    within an iteration, so a renamed register carries exactly the active lanes' values its original
-//    would, and the original's inactive lanes are untouched in both.
+//  - Values one iteration defines (not coming in from the previous iteration, not going out at HEADER)
+//    that C touches are renamed in iterations 0..K-2 (modulo variable expansion): VGPRs to fresh VGPRs,
+//    SGPRs (a scalar load's result) and lane masks (VCC or an SGPR pair a v_cmp writes and v_cndmask
+//    reads) to fresh SGPRs; iteration K-1 writes the originals, so every register leaves the copy as it
+//    leaves K original iterations. A renamed register must be named in the instruction's text (an
+//    implicit operand cannot be renamed); a VCC renamed in a 32-bit VOPC or v_cndmask becomes its VOP3
+//    form, which reads and writes the same bits (refused where a source is a literal, which gfx9 VOP3
+//    cannot encode, or for any other 32-bit encoding). EXEC is constant within an iteration, so a
+//    renamed VGPR carries exactly the active lanes' values its original would, and the original's
+//    inactive lanes are untouched in both; a renamed lane mask is written whole by its v_cmp (0 for
+//    inactive lanes) as VCC was.
 //  - The order is a permutation of the concatenation in which every pair of instructions that changes
 //    order commutes: checked pairwise on the registers each reads and writes (SCC, VCC, EXEC, M0
 //    included, after renaming); a pair that does not commute refuses the edit. In particular a load
 //    whose address depends on a loaded value (C_j before A_{j+1}) or a compute that writes what the
 //    address code reads refuses.
 //  - Loads only move above other loads and register-disjoint instructions of earlier iterations; the
-//    body has no stores, atomics, LDS, scalar memory or barriers, so no memory value any load reads can
-//    change by the move. Same addresses, same iterations: the same values into the (renamed) registers.
+//    body has no stores, atomics, LDS or barriers, so no memory value any load (vector or scalar) reads
+//    can change by the move. Same addresses, same iterations: the same values into the (renamed)
+//    registers.
 //  - Waits: VMEM operations complete in issue order (check/waitcnt.h), so a wait vmcnt(c) that followed
-//    L_j in iteration j and now also follows L_{j+1}..L_{K-1} (m more loads) waits for the same loads as
-//    vmcnt(c + m). Waits must come after all loads of their iteration, and c + m must fit in vmcnt.
+//    L_j in iteration j and now also follows L_{j+1}..L_{K-1} (m more vector loads) waits for the same
+//    loads as vmcnt(c + m). Waits must come after all loads of their iteration, and c + m must fit in
+//    vmcnt. Scalar loads return out of order, so a body with one may only wait lgkmcnt(0) (or not on
+//    lgkm at all): lgkmcnt(0) in C_j waits for L_{j+1}..'s scalar loads too, a superset of what it
+//    waited for; a partial lgkmcnt is refused.
 //  - The compute keeps its order (C_0 before C_1 ..., each C_j in its original order), so float sums,
 //    max and argmax chains associate exactly as before.
 // The cascade's static checks (hazards, waitcnt proof) and differential verification check every edit.
 //
-// Refused (no edit): a body with stores, atomics, LDS, scalar memory, flat/scratch, barriers, messages,
-// raw instructions, s_setreg/s_getpc, calls; a wait before a load of its iteration; loads into partially
-// written registers; AGPR kernels; not enough free VGPRs without lowering the VGPR occupancy; SCC live
+// Refused (no edit): a body with stores, atomics, LDS, scalar loads other than s_load/s_buffer_load,
+// flat/scratch, barriers, messages, raw instructions, s_setreg/s_getpc, calls; a wait before a load of
+// its iteration; a partial lgkmcnt wait with scalar loads in the body; loads into partially written
+// registers; AGPR kernels; not enough free VGPRs without lowering the VGPR occupancy, or free SGPRs up
+// to s84 (below the 8-waves SGPR limit); a renamed register the text does not name or a VCC in an
+// encoding that cannot take an SGPR pair; SCC live
 // at HEADER (the guard writes it); an exit test the move does not recognize (uniform: an SGPR counter
 // stepped by ±1 compared with eq/lg against an unchanged SGPR or constant; divergent: an exit mask
 // or-accumulated from one v_cmp on per-lane inductions stepped by loop-invariant values, then
 // s_andn2_b64 exec and s_cbranch_execnz; the exit compare's result live at HEADER); loops of more than
-// one block (irreducible shapes included); a loop whose copy this move made already. Factors 16, 8
-// and 4 are proposed, in that order, for every loop in the window.
+// one block (irreducible shapes included); a loop whose copy this move made already. Factors 16, 8,
+// 4, 3 and 2 are proposed, in that order, for every loop in the window (3 and 2: loops of fewer than 4
+// iterations, as a 3x3 convolution's rows, and loops where 4 iterations' registers do not fit).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -158,10 +172,11 @@ std::optional<std::string> rename_registers(const std::string& text, const UnitM
   if (umap.empty()) return text;
   static const std::regex reg(R"((^|[^A-Za-z0-9_])(?:([vs])(?:(\d+)|\[(\d+):(\d+)\])|vcc(_lo|_hi)?)(?![A-Za-z0-9_]))");
   const size_t space = text.find(' ');
-  if (space == std::string::npos) return text;
+  if (space == std::string::npos) return std::nullopt;  // only implicit operands
   std::string mnemonic = text.substr(0, space), out;
   const std::string ops = text.substr(space);
   bool vcc_renamed = false;
+  std::set<size_t> named;  // renamed units the text names (an implicit operand, as v_div_fmas's VCC, cannot be renamed)
   auto begin = ops.cbegin();
   std::smatch m;
   while (std::regex_search(begin, ops.cend(), m, reg)) {
@@ -184,6 +199,7 @@ std::optional<std::string> rename_registers(const std::string& text, const UnitM
       if (renamed != hi - lo + 1) return std::nullopt;
       for (size_t u = lo; u <= hi; ++u)
         if (umap.at(u) != umap.at(lo) + (u - lo)) return std::nullopt;
+      for (size_t u = lo; u <= hi; ++u) named.insert(u);
       const size_t a = umap.at(lo), z = umap.at(hi);
       const bool v = a >= RegSet::kVgpr;
       const size_t base = v ? RegSet::kVgpr : RegSet::kSgpr;
@@ -194,6 +210,8 @@ std::optional<std::string> rename_registers(const std::string& text, const UnitM
     begin = m[0].second;
   }
   out.append(begin, ops.cend());
+  for (const auto& [from, to] : umap)
+    if (!named.count(from)) return std::nullopt;
   if (vcc_renamed && mnemonic.rfind("s_", 0) != 0 && !mnemonic.ends_with("_e64")) {
     const bool vopc = mnemonic.rfind("v_cmp_", 0) == 0 || mnemonic.rfind("v_cmp_class", 0) == 0;
     if (!(mnemonic.ends_with("_e32") && (vopc || mnemonic == "v_cndmask_b32_e32"))) return std::nullopt;
