@@ -237,6 +237,19 @@ TEST(LoopPipelineTest, ScalarLoadLoopsPipelineAndVerifyEquivalent) {
       }
   ASSERT_TRUE(changed) << edits[0].diff();
   EXPECT_NE(verdict(k0, rebuilt(search::apply_edit(p, wrong), "k1.co"), spec), verify::Verdict::Equivalent) << wrong.diff();
+  // gfx90a (64-bit address steps with VCC carries) and gfx950: factor 3 on the same trip counts.
+  for (const char* arch : {"gfx90a", "gfx950"}) {
+    const corpus::Kernel ka = corpus::kernels(arch, {"conv1d_f32"}).at(0);
+    auto a0 = load(ka.code_object);
+    auto pa = program::Program::recover(a0);
+    std::optional<search::Edit> three;
+    for (search::Edit& e : propose_whole(*move, pa, ka.name))
+      if (e.description.find("pipelined by 3") != std::string::npos) three = e;
+    ASSERT_TRUE(three) << ka.label();
+    auto a1 = rebuilt(search::apply_edit(pa, *three), "k1.co");
+    EXPECT_TRUE(checked(a1, ka.name).clean()) << ka.label();
+    EXPECT_EQ(verdict(a0, a1, spec), verify::Verdict::Equivalent) << ka.label() << "\n" << three->diff();
+  }
   // The 2-D convolution (a 3x3 filter: 3 iterations per row, so factor 3 runs the whole row in the copy) on its spec.
   const corpus::Kernel conv = corpus::kernels("gfx942", {"kb_conv2d_f32"}).at(0);
   auto c0 = load(conv.code_object);
