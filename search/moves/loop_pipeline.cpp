@@ -19,35 +19,49 @@
 // the same in all K). The copy runs the same instructions, each with the same inputs:
 //  - A_j L_j C_j are B_j split: L the loads, C every instruction that reads (transitively, within the
 //    iteration) a loaded register, plus the waits; A the rest (address and counter updates, exit test).
-//  - Registers that one iteration defines before reading (not live at HEADER) and that A or L write are
-//    renamed to fresh VGPRs in iterations 0..K-2 (modulo variable expansion); iteration K-1 writes the
-//    originals, so every register leaves the copy as it leaves K original iterations. EXEC is constant
-//    within an iteration, so a renamed register carries exactly the active lanes' values its original
-//    would, and the original's inactive lanes are untouched in both.
+//  - Values one iteration defines (not coming in from the previous iteration, not going out at HEADER)
+//    that C touches are renamed in iterations 0..K-2 (modulo variable expansion): VGPRs to fresh VGPRs,
+//    SGPRs (a scalar load's result) and lane masks (VCC or an SGPR pair a v_cmp writes and v_cndmask
+//    reads) to fresh SGPRs; iteration K-1 writes the originals, so every register leaves the copy as it
+//    leaves K original iterations. A renamed register must be named in the instruction's text (an
+//    implicit operand cannot be renamed); a VCC renamed in a 32-bit VOPC or v_cndmask becomes its VOP3
+//    form, which reads and writes the same bits (refused where a source is a literal, which gfx9 VOP3
+//    cannot encode, or for any other 32-bit encoding). EXEC is constant within an iteration, so a
+//    renamed VGPR carries exactly the active lanes' values its original would, and the original's
+//    inactive lanes are untouched in both; a renamed lane mask is written whole by its v_cmp (0 for
+//    inactive lanes) as VCC was.
 //  - The order is a permutation of the concatenation in which every pair of instructions that changes
 //    order commutes: checked pairwise on the registers each reads and writes (SCC, VCC, EXEC, M0
 //    included, after renaming); a pair that does not commute refuses the edit. In particular a load
 //    whose address depends on a loaded value (C_j before A_{j+1}) or a compute that writes what the
 //    address code reads refuses.
 //  - Loads only move above other loads and register-disjoint instructions of earlier iterations; the
-//    body has no stores, atomics, LDS, scalar memory or barriers, so no memory value any load reads can
-//    change by the move. Same addresses, same iterations: the same values into the (renamed) registers.
+//    body has no stores, atomics, LDS or barriers, so no memory value any load (vector or scalar) reads
+//    can change by the move. Same addresses, same iterations: the same values into the (renamed)
+//    registers.
 //  - Waits: VMEM operations complete in issue order (check/waitcnt.h), so a wait vmcnt(c) that followed
-//    L_j in iteration j and now also follows L_{j+1}..L_{K-1} (m more loads) waits for the same loads as
-//    vmcnt(c + m). Waits must come after all loads of their iteration, and c + m must fit in vmcnt.
+//    L_j in iteration j and now also follows L_{j+1}..L_{K-1} (m more vector loads) waits for the same
+//    loads as vmcnt(c + m). Waits must come after all loads of their iteration, and c + m must fit in
+//    vmcnt. Scalar loads return out of order, so a body with one may only wait lgkmcnt(0) (or not on
+//    lgkm at all): lgkmcnt(0) in C_j waits for L_{j+1}..'s scalar loads too, a superset of what it
+//    waited for; a partial lgkmcnt is refused.
 //  - The compute keeps its order (C_0 before C_1 ..., each C_j in its original order), so float sums,
 //    max and argmax chains associate exactly as before.
 // The cascade's static checks (hazards, waitcnt proof) and differential verification check every edit.
 //
-// Refused (no edit): a body with stores, atomics, LDS, scalar memory, flat/scratch, barriers, messages,
-// raw instructions, s_setreg/s_getpc, calls; a wait before a load of its iteration; loads into partially
-// written registers; AGPR kernels; not enough free VGPRs without lowering the VGPR occupancy; SCC live
+// Refused (no edit): a body with stores, atomics, LDS, scalar loads other than s_load/s_buffer_load,
+// flat/scratch, barriers, messages, raw instructions, s_setreg/s_getpc, calls; a wait before a load of
+// its iteration; a partial lgkmcnt wait with scalar loads in the body; loads into partially written
+// registers; AGPR kernels; not enough free VGPRs without lowering the VGPR occupancy, or free SGPRs up
+// to s84 (below the 8-waves SGPR limit); a renamed register the text does not name or a VCC in an
+// encoding that cannot take an SGPR pair; SCC live
 // at HEADER (the guard writes it); an exit test the move does not recognize (uniform: an SGPR counter
 // stepped by ±1 compared with eq/lg against an unchanged SGPR or constant; divergent: an exit mask
 // or-accumulated from one v_cmp on per-lane inductions stepped by loop-invariant values, then
 // s_andn2_b64 exec and s_cbranch_execnz; the exit compare's result live at HEADER); loops of more than
-// one block (irreducible shapes included); a loop whose copy this move made already. Factors 16, 8
-// and 4 are proposed, in that order, for every loop in the window.
+// one block (irreducible shapes included); a loop whose copy this move made already. Factors 16, 8,
+// 4, 3 and 2 are proposed, in that order, for every loop in the window (3 and 2: loops of fewer than 4
+// iterations, as a 3x3 convolution's rows, and loops where 4 iterations' registers do not fit).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -95,81 +109,6 @@ std::optional<size_t> unit_of(RegFile f, unsigned i) {
   }
 }
 
-// The registers of `ranges` with VGPRs renamed by `vmap` (old index -> new index). Files liveness does
-// not track (MODE, flat_scratch, ...) are put in `other` so that two instructions touching one conflict.
-struct Regs {
-  RegSet set;
-  std::set<std::pair<int, unsigned>> other;
-};
-Regs regs_of(const std::vector<RegRange>& ranges, const std::map<unsigned, unsigned>& vmap) {
-  Regs r;
-  for (const RegRange& g : ranges)
-    for (unsigned k = 0; k < g.count; ++k) {
-      unsigned idx = g.first + k;
-      if (g.file == RegFile::VGPR)
-        if (auto it = vmap.find(idx); it != vmap.end()) idx = it->second;
-      if (auto u = unit_of(g.file, idx)) r.set.bits.set(*u);
-      else r.other.insert({static_cast<int>(g.file), idx});
-    }
-  return r;
-}
-bool intersects(const Regs& a, const Regs& b) {
-  if ((a.set.bits & b.set.bits).any()) return true;
-  for (const auto& o : a.other)
-    if (b.other.count(o)) return true;
-  return false;
-}
-
-// `text` with every VGPR operand renamed by `vmap`; nullopt when an operand is renamed only in part or
-// not onto consecutive registers.
-std::optional<std::string> rename_vgprs(const std::string& text, const std::map<unsigned, unsigned>& vmap) {
-  if (vmap.empty()) return text;
-  static const std::regex reg(R"((^|[^A-Za-z0-9_])v(?:(\d+)|\[(\d+):(\d+)\]))");
-  std::string out;
-  auto begin = text.cbegin();
-  std::smatch m;
-  while (std::regex_search(begin, text.cend(), m, reg)) {
-    out.append(begin, m[0].first);
-    out += m[1].str();
-    const unsigned lo = m[2].matched ? std::stoul(m[2]) : std::stoul(m[3]);
-    const unsigned hi = m[2].matched ? lo : std::stoul(m[4]);
-    size_t renamed = 0;
-    for (unsigned r = lo; r <= hi; ++r) renamed += vmap.count(r);
-    if (renamed == 0) {
-      out += m[0].str().substr(m[1].length());
-    } else {
-      if (renamed != hi - lo + 1) return std::nullopt;
-      for (unsigned r = lo; r <= hi; ++r)
-        if (vmap.at(r) != vmap.at(lo) + (r - lo)) return std::nullopt;
-      out += m[2].matched ? fmt::format("v{}", vmap.at(lo)) : fmt::format("v[{}:{}]", vmap.at(lo), vmap.at(hi));
-    }
-    begin = m[0].second;
-  }
-  out.append(begin, text.cend());
-  return out;
-}
-
-// `text` (of `in`) with its def operands renamed by `defs` and the others by `uses`.
-std::optional<std::string> rename_operands(const program::Instruction& in, const std::string& text, const std::map<unsigned, unsigned>& defs,
-                                           const std::map<unsigned, unsigned>& uses) {
-  size_t ndefs = 0;
-  for (const program::Operand& o : in.operands) ndefs += o.is_def;
-  const size_t space = text.find(' ');
-  if (space == std::string::npos) return text;
-  std::string out = text.substr(0, space + 1), rest = text.substr(space + 1);
-  for (size_t at = 0, index = 0; at <= rest.size(); ++index) {
-    const size_t comma = rest.find(", ", at);
-    const std::string op = rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    auto r = rename_vgprs(op, index < ndefs ? defs : uses);
-    if (!r) return std::nullopt;
-    out += *r;
-    if (comma == std::string::npos) break;
-    out += ", ";
-    at = comma + 2;
-  }
-  return out;
-}
-
 // Operands of an instruction's text ("s_add_i32 s5, s5, -1" -> {"s5", "s5", "-1"}).
 std::vector<std::string> operands(const std::string& text) {
   std::vector<std::string> ops;
@@ -184,6 +123,111 @@ std::vector<std::string> operands(const std::string& text) {
   }
   return ops;
 }
+// A renaming: register unit (RegSet index) -> the unit it becomes. VGPRs go to VGPRs; SGPRs and VCC
+// (a lane mask) go to SGPRs.
+using UnitMap = std::map<size_t, size_t>;
+
+// The registers of `ranges` renamed by `umap`. Files liveness does not track (MODE, flat_scratch, ...)
+// are put in `other` so that two instructions touching one conflict.
+struct Regs {
+  RegSet set;
+  std::set<std::pair<int, unsigned>> other;
+};
+Regs regs_of(const std::vector<RegRange>& ranges, const UnitMap& umap) {
+  Regs r;
+  for (const RegRange& g : ranges)
+    for (unsigned k = 0; k < g.count; ++k) {
+      if (auto u = unit_of(g.file, g.first + k)) {
+        auto it = umap.find(*u);
+        r.set.bits.set(it == umap.end() ? *u : it->second);
+      } else {
+        r.other.insert({static_cast<int>(g.file), g.first + k});
+      }
+    }
+  return r;
+}
+bool intersects(const Regs& a, const Regs& b) {
+  if ((a.set.bits & b.set.bits).any()) return true;
+  for (const auto& o : a.other)
+    if (b.other.count(o)) return true;
+  return false;
+}
+
+// An inline constant of a VOP3 source (gfx9 VOP3 has no literal): integers -16..64 and the float
+// constants of the ISA guide's operand table.
+bool inline_constant(const std::string& op) {
+  static const std::set<std::string> floats{"0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"};
+  if (floats.count(op)) return true;
+  static const std::regex dec(R"(^-?\d+$)"), hex(R"(^0x[0-9a-fA-F]+$)");
+  if (std::regex_match(op, dec)) return std::stoll(op) >= -16 && std::stoll(op) <= 64;
+  if (std::regex_match(op, hex)) return std::stoull(op, nullptr, 16) <= 64;
+  return true;  // a register or a modifier-wrapped register
+}
+
+// `text` with every VGPR, SGPR and VCC operand renamed by `umap` (one map for defs and uses: a register an
+// instruction reads and writes is one web, so both agree). A VCC renamed to an SGPR pair in a 32-bit
+// VOPC/v_cndmask encoding, which names VCC implicitly, becomes the VOP3 (_e64) form. nullopt when a
+// register is renamed only in part or not onto consecutive units, or the encoding cannot name the pair.
+std::optional<std::string> rename_registers(const std::string& text, const UnitMap& umap) {
+  if (umap.empty()) return text;
+  static const std::regex reg(R"((^|[^A-Za-z0-9_])(?:([vs])(?:(\d+)|\[(\d+):(\d+)\])|vcc(_lo|_hi)?)(?![A-Za-z0-9_]))");
+  const size_t space = text.find(' ');
+  if (space == std::string::npos) return std::nullopt;  // only implicit operands
+  std::string mnemonic = text.substr(0, space), out;
+  const std::string ops = text.substr(space);
+  bool vcc_renamed = false;
+  std::set<size_t> named;  // renamed units the text names (an implicit operand, as v_div_fmas's VCC, cannot be renamed)
+  auto begin = ops.cbegin();
+  std::smatch m;
+  while (std::regex_search(begin, ops.cend(), m, reg)) {
+    out.append(begin, m[0].first);
+    out += m[1].str();
+    size_t lo, hi;
+    if (m[2].matched) {
+      const size_t base = m[2] == "v" ? RegSet::kVgpr : RegSet::kSgpr;
+      lo = base + (m[3].matched ? std::stoul(m[3]) : std::stoul(m[4]));
+      hi = base + (m[3].matched ? std::stoul(m[3]) : std::stoul(m[5]));
+    } else {
+      lo = RegSet::kVcc + (m[6] == "_hi" ? 1 : 0);
+      hi = RegSet::kVcc + (m[6].matched ? lo - RegSet::kVcc : 1);
+    }
+    size_t renamed = 0;
+    for (size_t u = lo; u <= hi; ++u) renamed += umap.count(u);
+    if (renamed == 0) {
+      out += m[0].str().substr(m[1].length());
+    } else {
+      if (renamed != hi - lo + 1) return std::nullopt;
+      for (size_t u = lo; u <= hi; ++u)
+        if (umap.at(u) != umap.at(lo) + (u - lo)) return std::nullopt;
+      for (size_t u = lo; u <= hi; ++u) named.insert(u);
+      const size_t a = umap.at(lo), z = umap.at(hi);
+      const bool v = a >= RegSet::kVgpr;
+      const size_t base = v ? RegSet::kVgpr : RegSet::kSgpr;
+      out += a == z && !(lo >= RegSet::kVcc && !m[6].matched) ? fmt::format("{}{}", v ? 'v' : 's', a - base)
+                                                               : fmt::format("{}[{}:{}]", v ? 'v' : 's', a - base, z - base);
+      vcc_renamed |= lo >= RegSet::kVcc;
+    }
+    begin = m[0].second;
+  }
+  out.append(begin, ops.cend());
+  for (const auto& [from, to] : umap)
+    if (!named.count(from)) return std::nullopt;
+  if (vcc_renamed && mnemonic.rfind("s_", 0) != 0 && !mnemonic.ends_with("_e64")) {
+    const bool vopc = mnemonic.rfind("v_cmp_", 0) == 0 || mnemonic.rfind("v_cmp_class", 0) == 0;
+    if (!(mnemonic.ends_with("_e32") && (vopc || mnemonic == "v_cndmask_b32_e32"))) return std::nullopt;
+    for (const std::string& o : operands(text))
+      if (!inline_constant(o)) return std::nullopt;  // VOP3 takes no literal on gfx9
+    mnemonic = mnemonic.substr(0, mnemonic.size() - 4) + "_e64";
+  }
+  return mnemonic + out;
+}
+// VGPRs only (old index -> new index), for the divergent guard's replay.
+std::optional<std::string> rename_vgprs(const std::string& text, const std::map<unsigned, unsigned>& vmap) {
+  UnitMap u;
+  for (const auto& [from, to] : vmap) u[RegSet::kVgpr + from] = RegSet::kVgpr + to;
+  return rename_registers(text, u);
+}
+
 std::optional<int64_t> integer(const std::string& s) {
   static const std::regex re(R"(^-?(0x[0-9a-fA-F]+|\d+)$)");
   if (!std::regex_match(s, re)) return std::nullopt;
@@ -196,6 +240,12 @@ std::optional<unsigned> single_sgpr(const std::string& s) {
   return std::stoul(m[1]);
 }
 
+// A scalar-cache load (s_load_dword*, s_buffer_load_dword*): its results return out of order, so only
+// lgkmcnt(0) waits for one (check/waitcnt.h).
+bool is_scalar_load(const program::Instruction& in) {
+  return in.may_load && (in.mnemonic.rfind("s_load_dword", 0) == 0 || in.mnemonic.rfind("s_buffer_load_dword", 0) == 0);
+}
+
 // Why a body instruction cannot be in a pipelined loop ("" when it can).
 std::string unsupported(const program::Line& l) {
   if (l.kind == program::Line::RawInstr || !l.inst) return "a raw instruction";
@@ -204,7 +254,7 @@ std::string unsupported(const program::Line& l) {
   if (m.rfind("ds_", 0) == 0 || m == "s_barrier") return "LDS or a barrier (" + m + ")";
   if (in.may_store) return "a store or atomic (" + m + ") that may alias a later iteration's loads";
   if (m.rfind("flat_", 0) == 0 || m.rfind("scratch_", 0) == 0) return "flat or scratch memory (" + m + ")";
-  if (in.may_load && m.rfind("global_load", 0) != 0 && m.rfind("buffer_load", 0) != 0) return "a load the move does not handle (" + m + ")";
+  if (in.may_load && m.rfind("global_load", 0) != 0 && m.rfind("buffer_load", 0) != 0 && !is_scalar_load(in)) return "a load the move does not handle (" + m + ")";
   if (in.may_load && (in.text.find(" lds") != std::string::npos || m.find("_d16") != std::string::npos)) return "a partial or LDS-writing load (" + m + ")";
   if (in.is_call || m.rfind("s_setreg", 0) == 0 || m.rfind("s_getpc", 0) == 0 || m.rfind("s_sendmsg", 0) == 0 || m == "s_sethalt" ||
       m.rfind("s_set_gpr_idx", 0) == 0 || m.find("movrel") != std::string::npos || m.rfind("s_dcache", 0) == 0 || m.rfind("buffer_wbinvl", 0) == 0 ||
@@ -214,11 +264,11 @@ std::string unsupported(const program::Line& l) {
   return "";
 }
 
-// The highest SGPR a guard may take: a few above the kernel's, while the SGPR count stays far below
-// what would lower occupancy (gfx9: 800 SGPRs per SIMD in granules of 16, codeobj/arch_params.h, so
-// 8 waves up to 96 allocated, VCC/flat_scratch/XNACK included).
-int sgpr_top(int max_sgpr) { return std::min(std::max(max_sgpr + 4, 15), 84); }
-// The SGPRs the loop body reads or writes (a guard's scratch registers must avoid them).
+// The highest SGPR the copy may take (guard scratch and renamed scalar values): the SGPR count stays
+// below what would lower occupancy (gfx9: 800 SGPRs per SIMD in granules of 16, codeobj/arch_params.h,
+// so 8 waves up to 96 allocated, VCC/flat_scratch/XNACK's 6 included).
+constexpr unsigned kSgprTop = 84;
+// The SGPRs the loop body reads or writes (the copy's fresh SGPRs must avoid them).
 std::set<unsigned> body_sgprs(const std::vector<BodyInst>& body) {
   std::set<unsigned> referenced;
   for (const BodyInst& bi : body)
@@ -228,6 +278,9 @@ std::set<unsigned> body_sgprs(const std::vector<BodyInst>& body) {
           for (unsigned q = 0; q < r.count; ++q) referenced.insert(r.first + q);
   return referenced;
 }
+// Takes `count` free registers (lowest first), or nullopt. The second argument: for VGPRs the parity
+// of the first register, for SGPRs its alignment.
+using Take = std::function<std::optional<unsigned>(unsigned count, unsigned where)>;
 
 struct Guard {
   std::vector<std::string> lines;  // ending with the branch to the original loop
@@ -250,7 +303,9 @@ class LoopPipelineMove final : public Move {
     if (!f || f->blocks.empty()) return out;
     // Factor-major, largest first: the modeled gain grows with the loads in flight (bench/moves), and a
     // short search evaluates only the first few; 16 falls back to 8 and 4 where its VGPRs do not fit.
-    for (unsigned k : {16u, 8u, 4u})
+    // Factors 3 and 2 last: for loops whose trip count is below 4 (a 3x3 convolution's rows) and loops
+    // where 4 iterations' renamed registers do not fit.
+    for (unsigned k : {16u, 8u, 4u, 3u, 2u})
       for (size_t b = 0; b < f->blocks.size(); ++b) {
         const program::BasicBlock& blk = f->blocks[b];
         if (std::find(blk.succs.begin(), blk.succs.end(), b) == blk.succs.end()) continue;
@@ -382,43 +437,63 @@ class LoopPipelineMove final : public Move {
       if (body[i].role == Role::Load) ++seen_loads;
       if (body[i].role == Role::Wait && seen_loads < loads) return refuse("a wait comes before a load of its iteration");
     }
+    // vmcnt counts the vector loads only. Scalar loads return out of order, so a wait for one is
+    // lgkmcnt(0), which in the copy waits for the later iterations' scalar loads too (more than the
+    // original waited for, never less); a partial lgkmcnt would count other loads and is refused.
+    const check::CounterLimits limits = check::counter_limits(arch);
+    size_t vector_loads = 0, scalar_loads = 0;
+    for (const BodyInst& bi : body)
+      if (bi.role == Role::Load) ++(is_scalar_load(*bi.inst) ? scalar_loads : vector_loads);
+    if (scalar_loads > 0)
+      for (const BodyInst& bi : body) {
+        if (bi.role != Role::Wait) continue;
+        auto w = check::decode_waitcnt(*bi.inst, arch);
+        if (!w) return refuse("an s_waitcnt the move cannot read");
+        if (w->count[check::kLgkmCnt] != 0 && w->count[check::kLgkmCnt] < limits.max[check::kLgkmCnt])
+          return refuse("a partial lgkmcnt wait with scalar loads in the body (they return out of order)");
+      }
 
     // Webs: per VGPR, the values one iteration defines (a def and the uses it reaches; a def that also
     // reads its register, as v_fmac does, continues the web it reads). A web is renamed in iterations
     // 0..K-2 when a compute instruction touches it and it neither comes in from the previous iteration
     // (ENTRY) nor is the register's last value while the register is live at HEADER (it goes out).
     constexpr size_t kEntry = SIZE_MAX;
-    std::vector<std::map<unsigned, size_t>> def_web(body.size()), use_web(body.size());  // unit -> web (def position)
-    std::map<size_t, std::pair<unsigned, unsigned>> web_range;  // web -> the def operand's range (first, count)
-    std::map<unsigned, size_t> current;
-    std::set<unsigned> referenced;
+    // Units a web may hold and be renamed in: VGPRs, SGPRs and VCC (renamed to an SGPR pair).
+    auto renameable = [](const RegRange& g) { return g.file == RegFile::VGPR || g.file == RegFile::SGPR || g.file == RegFile::VCC; };
+    std::vector<std::map<size_t, size_t>> def_web(body.size()), use_web(body.size());  // unit -> web (def position)
+    std::map<size_t, std::pair<size_t, unsigned>> web_range;  // web -> the def operand's units (first, count)
+    std::map<size_t, size_t> current;
+    std::set<unsigned> referenced;  // VGPRs
     for (size_t i = 0; i < body.size(); ++i) {
       const program::Instruction& in = *body[i].inst;
       for (const RegRange& g : in.uses)
-        if (g.file == RegFile::VGPR)
-          for (unsigned r = g.first; r < g.first + g.count; ++r) {
-            referenced.insert(r);
-            use_web[i][r] = current.count(r) ? current[r] : kEntry;
-          }
-      for (const RegRange& g : in.defs)
-        if (g.file == RegFile::VGPR)
-          for (unsigned r = g.first; r < g.first + g.count; ++r) {
-            referenced.insert(r);
-            if (use_web[i].count(r)) {
-              def_web[i][r] = use_web[i][r];
-            } else {
-              def_web[i][r] = i * 1024 + (r - g.first) * 0 + g.first;  // one web per def operand
-              web_range[def_web[i][r]] = {g.first, g.count};
+        if (renameable(g))
+          for (unsigned q = 0; q < g.count; ++q)
+            if (auto r = unit_of(g.file, g.first + q)) {
+              if (g.file == RegFile::VGPR) referenced.insert(g.first + q);
+              use_web[i][*r] = current.count(*r) ? current[*r] : kEntry;
             }
-            current[r] = def_web[i][r];
-          }
+      for (const RegRange& g : in.defs)
+        if (renameable(g))
+          for (unsigned q = 0; q < g.count; ++q)
+            if (auto r = unit_of(g.file, g.first + q)) {
+              if (g.file == RegFile::VGPR) referenced.insert(g.first + q);
+              if (use_web[i].count(*r)) {
+                def_web[i][*r] = use_web[i][*r];
+              } else {
+                const size_t first = *unit_of(g.file, g.first);
+                def_web[i][*r] = i * RegSet::kSize + first;  // one web per def operand
+                web_range[def_web[i][*r]] = {first, g.count};
+              }
+              current[*r] = def_web[i][*r];
+            }
     }
     std::set<size_t> renamed_webs;
     for (size_t i = 0; i < body.size(); ++i) {
       if (body[i].role != Role::Compute) continue;
       for (const auto* m : {&def_web[i], &use_web[i]})
         for (const auto& [r, w] : *m)
-          if (w != kEntry && !(current[r] == w && at_header.bits.test(RegSet::kVgpr + r))) renamed_webs.insert(w);
+          if (w != kEntry && !(current[r] == w && at_header.bits.test(r))) renamed_webs.insert(w);
     }
     // A web whose def operand holds a unit that cannot be renamed (it goes out) stays as it is.
     for (auto it = renamed_webs.begin(); it != renamed_webs.end();) {
@@ -428,11 +503,11 @@ class LoopPipelineMove final : public Move {
       }
       const auto [first, count] = web_range.at(*it);
       bool out = false;
-      for (unsigned r = first; r < first + count; ++r) out |= current[r] == *it && at_header.bits.test(RegSet::kVgpr + r);
+      for (size_t r = first; r < first + count; ++r) out |= current[r] == *it && at_header.bits.test(r);
       it = out ? renamed_webs.erase(it) : std::next(it);
     }
     // Fresh registers: not referenced by the loop, not live there on any lane, below the VGPR count that
-    // keeps the kernel's occupancy by VGPRs.
+    // keeps the kernel's occupancy by VGPRs (SGPRs: up to kSgprTop).
     const unsigned vgprs_now = static_cast<unsigned>(use.max_vgpr + 1);
     auto by_vgprs = [&](unsigned n) {
       const unsigned g = ap->vgpr_alloc_granule;
@@ -441,41 +516,48 @@ class LoopPipelineMove final : public Move {
     unsigned limit = vgprs_now;
     while (limit < ap->max_arch_vgprs && by_vgprs(limit + 1) == by_vgprs(vgprs_now)) ++limit;
     const RegSet& carried = live_no_kill[blk.first - f.begin];
-    std::vector<bool> taken(limit, false);
+    std::vector<bool> taken(limit, false), staken(kSgprTop + 1, false);
     for (unsigned r = 0; r < limit; ++r) taken[r] = referenced.count(r) || carried.bits.test(RegSet::kVgpr + r);
-    // The guard; its scratch VGPRs come from the same pool as the renamed registers.
-    auto take_vgpr = [&](unsigned count, unsigned parity) -> std::optional<unsigned> {
-      for (unsigned r = parity; r + count <= limit; r += 2) {
+    const std::set<unsigned> body_s = body_sgprs(body);
+    for (unsigned r = 0; r <= kSgprTop; ++r) staken[r] = body_s.count(r) || carried.bits.test(RegSet::kSgpr + r);
+    // `count` free registers of `pool` from `start` in steps of `step`, marked taken.
+    auto take = [](std::vector<bool>& pool, unsigned count, unsigned start, unsigned step) -> std::optional<unsigned> {
+      for (unsigned r = start; r + count <= pool.size(); r += step) {
         bool free = true;
-        for (unsigned q = r; q < r + count; ++q) free &= !taken[q];
+        for (unsigned q = r; q < r + count; ++q) free &= !pool[q];
         if (!free) continue;
-        for (unsigned q = r; q < r + count; ++q) taken[q] = true;
+        for (unsigned q = r; q < r + count; ++q) pool[q] = true;
         return r;
       }
       return std::nullopt;
     };
-    Guard guard = uniform ? uniform_guard(p, f, blk, body, k, header) : divergent_guard(p, f, blk, body, k, header, take_vgpr);
+    // The guard; its scratch registers come from the same pools as the renamed registers.
+    const Take take_vgpr = [&](unsigned count, unsigned parity) { return take(taken, count, parity, 2); };
+    const Take take_sgpr = [&](unsigned count, unsigned align) { return take(staken, count, 0, align); };
+    Guard guard = uniform ? uniform_guard(p, f, blk, body, k, header, take_sgpr) : divergent_guard(p, f, blk, body, k, header, take_vgpr, take_sgpr);
     if (!guard.why_not.empty()) return refuse(guard.why_not);
-    // Fresh registers per iteration and renamed web, keeping the def operand's parity (64-bit alignment).
-    std::vector<std::map<size_t, unsigned>> fresh(k);  // iteration -> web -> first register
-    size_t renamed_registers = 0;
+    // Fresh registers per iteration and renamed web: VGPR webs keep the def operand's parity (64-bit
+    // alignment); SGPR and VCC webs go to SGPRs aligned as SMEM and 64-bit scalar operands need.
+    std::vector<std::map<size_t, size_t>> fresh(k);  // iteration -> web -> first unit
+    size_t renamed_registers = 0, renamed_sgprs = 0;
     for (unsigned j = 0; j + 1 < k; ++j)
       for (size_t w : renamed_webs) {
         const auto [first, count] = web_range.at(w);
+        const bool vgpr = first >= RegSet::kVgpr && first < RegSet::kAgpr;
         std::optional<unsigned> at;
-        for (unsigned s0 = first % 2; s0 + count <= limit && !at; s0 += 2) {
-          bool free = true;
-          for (unsigned r = s0; r < s0 + count && free; ++r) free = !taken[r];
-          if (free) at = s0;
+        if (vgpr) {
+          at = take(taken, count, (first - RegSet::kVgpr) % 2, 2);
+          if (!at) return refuse(fmt::format("not enough free VGPRs for {} iterations below v{} (the occupancy limit)", k, limit));
+        } else {
+          at = take(staken, count, 0, count == 1 ? 1 : count == 2 ? 2 : 4);
+          if (!at) return refuse(fmt::format("not enough free SGPRs for {} iterations up to s{}", k, kSgprTop));
         }
-        if (!at) return refuse(fmt::format("not enough free VGPRs for {} iterations below v{} (the occupancy limit)", k, limit));
-        for (unsigned r = 0; r < count; ++r) taken[*at + r] = true;
-        fresh[j][w] = *at;
-        if (j == 0) renamed_registers += count;
+        fresh[j][w] = (vgpr ? RegSet::kVgpr : RegSet::kSgpr) + *at;
+        if (j == 0) (vgpr ? renamed_registers : renamed_sgprs) += count;
       }
-    // Per iteration and instruction: the renaming of its defs and of its uses.
-    auto rename_map = [&](unsigned j, const std::map<unsigned, size_t>& webs) {
-      std::map<unsigned, unsigned> m;
+    // Per iteration and instruction: the renaming of its units.
+    auto rename_map = [&](unsigned j, const std::map<size_t, size_t>& webs) {
+      UnitMap m;
       for (const auto& [r, w] : webs)
         if (auto it = fresh[j].find(w); it != fresh[j].end()) m[r] = it->second + (r - web_range.at(w).first);
       return m;
@@ -512,7 +594,6 @@ class LoopPipelineMove final : public Move {
       }
 
     // Text of the copy.
-    const check::CounterLimits limits = check::counter_limits(arch);
     std::vector<std::string> lines;
     const std::string pipe = fmt::format(".Lpipe{:x}_k{}", p.text_line(blk.first).address, k);
     lines.push_back(pipe + ":");
@@ -526,14 +607,16 @@ class LoopPipelineMove final : public Move {
         if (!w) return refuse("an s_waitcnt the move cannot read");
         unsigned& vm = w->count[check::kVmCnt];
         if (vm < limits.max[check::kVmCnt]) {
-          vm += static_cast<unsigned>(loads * (k - 1 - x.iteration));
+          vm += static_cast<unsigned>(vector_loads * (k - 1 - x.iteration));
           if (vm >= limits.max[check::kVmCnt]) return refuse(fmt::format("vmcnt cannot count {} loads in flight", vm));
         }
         text = check::waitcnt_text(*w, limits);
         if (text.empty()) continue;
       } else {
-        auto t = rename_operands(in, p.text_line(body[x.index].line).text, rename_map(x.iteration, def_web[x.index]), rename_map(x.iteration, use_web[x.index]));
-        if (!t) return refuse("'" + in.text + "' names a renamed register in part");
+        UnitMap both = rename_map(x.iteration, def_web[x.index]);
+        both.merge(rename_map(x.iteration, use_web[x.index]));  // a unit in both maps to the same (one web)
+        auto t = rename_registers(p.text_line(body[x.index].line).text, both);
+        if (!t) return refuse("'" + in.text + "' names a renamed register in part, or cannot name an SGPR pair for VCC");
         text = *t;
       }
       lines.push_back(text);
@@ -575,10 +658,9 @@ class LoopPipelineMove final : public Move {
       if (auto t = retargeted(f.blocks[pred].last)) e.hunks.push_back(make_hunk(p, f.blocks[pred].last, f.blocks[pred].last, {*t}));
     }
     std::sort(e.hunks.begin(), e.hunks.end(), [](const Hunk& x, const Hunk& y) { return x.first < y.first; });
-    const size_t renamed = renamed_registers;
-    e.description = fmt::format("loop at {} pipelined by {}: {} load(s) per iteration issued {} iterations ahead under a {} guard, {} VGPR(s) renamed per "
-                                "iteration; the original loop for the rest",
-                                header, k, loads, k, uniform ? "trip-count" : "per-wave no-lane-exits", renamed);
+    e.description = fmt::format("loop at {} pipelined by {}: {} load(s) per iteration ({} scalar) issued {} iterations ahead under a {} guard, {} VGPR(s) "
+                                "and {} SGPR(s) renamed per iteration; the original loop for the rest",
+                                header, k, loads, scalar_loads, k, uniform ? "trip-count" : "per-wave no-lane-exits", renamed_registers, renamed_sgprs);
     return e;
   }
 
@@ -586,7 +668,7 @@ class LoopPipelineMove final : public Move {
   // step (B an SGPR the body does not write, or a constant). Iterations left at the header, this one
   // included: (B - c) or (c - B) mod 2^32 (0 meaning 2^32, which the guard sends to the original loop).
   Guard uniform_guard(const program::Program& p, const program::Function& f, const program::BasicBlock& blk, const std::vector<BodyInst>& body,
-                      unsigned k, const std::string& header) const {
+                      unsigned k, const std::string& header, const Take& take_sgpr) const {
     Guard g;
     const std::string& back_m = p.text_line(blk.last).inst->mnemonic;
     std::optional<size_t> cmp;
@@ -633,17 +715,11 @@ class LoopPipelineMove final : public Move {
         return g;
       }
       // A scratch SGPR for the count: dead at the header, unused by the loop.
-      const std::vector<RegSet> live = p.live_in(f, true);
-      const RegSet& at = live[blk.first - f.begin];
-      const std::set<unsigned> referenced = body_sgprs(body);
-      const int top = sgpr_top(p.register_use(f.name).max_sgpr);
-      for (int t = 0; t <= top; ++t)
-        if (!referenced.count(t) && !at.bits.test(RegSet::kSgpr + t)) {
-          g.lines = {*step > 0 ? fmt::format("s_sub_u32 s{}, {}, {}", t, bound, cs) : fmt::format("s_sub_u32 s{}, {}, {}", t, cs, bound),
-                     fmt::format("s_cmp_lt_u32 s{}, {}", t, k), "s_cbranch_scc1 " + header};
-          return g;
-        }
-      return refused("no free SGPR for the trip count");
+      const auto t = take_sgpr(1, 1);
+      if (!t) return refused("no free SGPR for the trip count");
+      g.lines = {*step > 0 ? fmt::format("s_sub_u32 s{}, {}, {}", *t, bound, cs) : fmt::format("s_sub_u32 s{}, {}, {}", *t, cs, bound),
+                 fmt::format("s_cmp_lt_u32 s{}, {}", *t, k), "s_cbranch_scc1 " + header};
+      return g;
     }
     return refused("no SGPR counter stepped by 1 in the exit test");
   }
@@ -656,7 +732,7 @@ class LoopPipelineMove final : public Move {
   // 0 on every active lane (a v_cmp writes 0 for inactive ones) in iterations 0..K-2, M does not change
   // there, and `exec & ~M` is EXEC: the copy drops those iterations' EXEC updates and branches.
   Guard divergent_guard(const program::Program& p, const program::Function& f, const program::BasicBlock& blk, const std::vector<BodyInst>& body,
-                        unsigned k, const std::string& header, const std::function<std::optional<unsigned>(unsigned, unsigned)>& take_vgpr) const {
+                        unsigned k, const std::string& header, const Take& take_vgpr, const Take& take_sgpr) const {
     const std::vector<std::string> eops = operands(body.back().inst->text);
     if (body.back().inst->mnemonic != "s_andn2_b64" || eops.size() != 3 || eops[0] != "exec" || eops[1] != "exec") return refused("the EXEC update is not exec &= ~mask");
     const std::optional<RegRange> mask = program::parse_reg(eops[2]);
@@ -705,11 +781,7 @@ class LoopPipelineMove final : public Move {
       inductions.push_back({uw[0], u});
     }
     if (inductions.empty()) return refused("the exit compare reads no induction");
-    std::optional<unsigned> acc_sgpr;
-    const std::set<unsigned> referenced = body_sgprs(body);
-    const int top = sgpr_top(p.register_use(f.name).max_sgpr);
-    for (int t = 0; t + 1 <= top && !acc_sgpr; t += 2)
-      if (!referenced.count(t) && !referenced.count(t + 1) && !at.bits.test(RegSet::kSgpr + t) && !at.bits.test(RegSet::kSgpr + t + 1)) acc_sgpr = t;
+    const std::optional<unsigned> acc_sgpr = take_sgpr(2, 2);
     if (!acc_sgpr) return refused("no free SGPR pair for the guard");
     const std::string accr = fmt::format("s[{}:{}]", *acc_sgpr, *acc_sgpr + 1);
     Guard g;

@@ -1,7 +1,11 @@
 // search/moves/loop_pipeline.cpp on corpus kernels: each edit checks clean and verifies EQUIVALENT on
 // the spec's small launches (trip counts below, at and above the unroll factor); and the loops it must
 // refuse, with the reason.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <map>
+#include <set>
 
 #include "search/moves/loop_pipeline.h"
 #include "search/moves/moves.h"
@@ -24,8 +28,8 @@ size_t self_loop(const program::Program& p, const std::string& kernel) {
 
 // kb_sum_dim1_f32 (gfx942) with `lines` inserted before its loop's instruction `before`, rebuilt and
 // recovered (so that the new lines are decoded instructions, as in any recovered kernel).
-program::Program sum_with(const std::string& before, const std::vector<std::string>& lines) {
-  const corpus::Kernel k = corpus::kernels("gfx942", {"kb_sum_dim1_f32"}).at(0);
+program::Program kernel_with(const std::string& kernel, const std::string& before, const std::vector<std::string>& lines) {
+  const corpus::Kernel k = corpus::kernels("gfx942", {kernel}).at(0);
   auto p = program::Program::recover(load(k.code_object));
   const size_t at = find_line(p, k.name, before);
   EXPECT_NE(at, 0u) << before;
@@ -33,6 +37,22 @@ program::Program sum_with(const std::string& before, const std::vector<std::stri
   e.kernel = k.name;
   e.hunks.push_back(search::make_insertion(at, lines));
   return program::Program::recover(rebuilt(search::apply_edit(p, e), "k1.co"));
+}
+program::Program sum_with(const std::string& before, const std::vector<std::string>& lines) { return kernel_with("kb_sum_dim1_f32", before, lines); }
+
+// conv1d_f32 with ksize (the inner loop's trip count) 0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17: every factor's copy
+// runs (k-1: the guard sends all to the original loop; k, k+1: the copy then the original), and 0 skips both.
+std::string conv1d_trips_spec() {
+  const auto path = asmevo::testing::scratch_dir("loop_pipeline", "") / "conv1d_f32_trips.yaml";
+  std::string launches;
+  for (int trips : {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17}) launches += fmt::format("  - {{name: ksize{0}, values: {{ksize: {0}}}}}\n", trips);
+  write_file_atomic(path.string(),
+                    "kernel: conv1d_f32\ngrid: [1, 2, 1]\nblock: [64, 1, 1]\ndynamic_lds: 0\nseed: 7\ninputs: 2\nspecial: true\nargs:\n"
+                    "  - {name: x, buffer: f32, count: 80, init: {normal: [0, 1]}}\n  - {name: w, buffer: f32, count: 68, init: {uniform: [-0.5, 0.5]}}\n"
+                    "  - {name: bias, buffer: f32, count: 2, init: {normal: [0, 1]}}\n  - {name: y, buffer: f32, count: 82, output: true}\n"
+                    "  - {name: cin, value: 2, type: i32}\n  - {name: cout, value: 2, type: i32}\n  - {name: len, value: 40, type: i32}\n"
+                    "  - {name: ksize, value: 3, type: i32}\nlaunches:\n" + launches);
+  return path.string();
 }
 
 // Long rows for the row-per-workgroup and grid-stride kernels: the corpus specs' rows take at most 7 iterations per lane,
@@ -47,15 +67,24 @@ std::string long_rows_spec(const std::string& kernel) {
   else if (kernel == "kb_matvec_f32")
     args = "  - {name: A, buffer: f32, count: 2446, init: {normal: [0, 1]}}\n  - {name: x, buffer: f32, count: 1223, init: {normal: [0, 1]}}\n"
            "  - {name: y, buffer: f32, count: 2, output: true}\n  - {name: M, value: 2, type: i32}\n  - {name: K, value: 1223, type: i64}\n";
-  else if (kernel == "kb_mse_loss_f32")  // one workgroup: the grid stride is 64
+  else if (kernel == "kb_mse_loss_f32" || kernel == "kb_huber_loss_f32")  // one workgroup: the grid stride is 64
     args = "  - {name: a, buffer: f32, count: 1223, init: {normal: [0, 1.5]}}\n  - {name: b, buffer: f32, count: 1223, init: {normal: [0, 1]}}\n"
            "  - {name: loss, buffer: f32, count: 1, init: zeros, inout: true}\n  - {name: n, value: 1223, type: i64}\n";
+  else if (kernel == "cross_entropy_rows_f32")  // a wave per row
+    args = "  - {name: logits, buffer: f32, count: 2446, init: {normal: [0, 2]}}\n  - {name: labels, buffer: i32, count: 2, init: {ints: [0, 1222]}}\n"
+           "  - {name: loss, buffer: f32, count: 2, output: true}\n  - {name: total, buffer: f32, count: 1, init: zeros, inout: true}\n"
+           "  - {name: rows, value: 2, type: i32}\n  - {name: classes, value: 1223, type: i32}\n";
+  else if (kernel == "log_softmax_rows_f32")
+    args = "  - {name: x, buffer: f32, count: 2446, init: {normal: [0, 3]}}\n  - {name: y, buffer: f32, count: 2446, output: true}\n"
+           "  - {name: rows, value: 2, type: i32}\n  - {name: cols, value: 1223, type: i32}\n";
   else
     args = "  - {name: x, buffer: f32, count: 2446, init: {normal: [1, 2]}}\n  - {name: weight, buffer: f32, count: 1223, init: {normal: [1, 0.1]}}\n"
            "  - {name: bias, buffer: f32, count: 1223, init: {normal: [0, 0.1]}}\n  - {name: y, buffer: f32, count: 2446, output: true}\n"
            "  - {name: batch, value: 2, type: i32}\n  - {name: n, value: 1223, type: i32}\n  - {name: eps, value: 1e-5, type: f32}\n";
-  const std::string grid = kernel == "kb_mse_loss_f32" ? "[1, 1, 1]" : "[2, 1, 1]";
-  write_file_atomic(path.string(), "kernel: " + kernel + "\ngrid: " + grid + "\nblock: [64, 1, 1]\ndynamic_lds: 0\nseed: 7\ninputs: 2\nspecial: true\nargs:\n" + args);
+  std::string grid = kernel == "kb_mse_loss_f32" || kernel == "kb_huber_loss_f32" ? "[1, 1, 1]" : "[2, 1, 1]";
+  const std::string block = kernel == "cross_entropy_rows_f32" ? "[64, 2, 1]" : "[64, 1, 1]";
+  if (kernel == "cross_entropy_rows_f32") grid = "[1, 1, 1]";
+  write_file_atomic(path.string(), "kernel: " + kernel + "\ngrid: " + grid + "\nblock: " + block + "\ndynamic_lds: 0\nseed: 7\ninputs: 2\nspecial: true\nargs:\n" + args);
   return path.string();
 }
 
@@ -68,7 +97,7 @@ TEST(LoopPipelineTest, UniformCounterLoopsPipelineAndVerifyEquivalent) {
   const size_t n = judge_edits(*move, {"kb_sum_dim1_f32", "kb_argmax_dim1_f32"}, 3, &fired);
   std::cout << "loop-pipeline fired on: " << fired << "(" << n << " edits)\n";
   EXPECT_EQ(fired, "kb_sum_dim1_f32 kb_argmax_dim1_f32 ");
-  EXPECT_EQ(n, 5u);  // argmax renames 3 VGPRs per iteration: 16 iterations do not fit below v64
+  EXPECT_EQ(n, 6u);  // sum: 16, 8, 4; argmax renames 3 VGPRs per iteration, 16 iterations do not fit below v64: 8, 4, 3
   const corpus::Kernel argmax = corpus::kernels("gfx942", {"kb_argmax_dim1_f32"}).at(0);
   auto p = program::Program::recover(load(argmax.code_object));
   EXPECT_NE(search::loop_pipeline_refusal(p, argmax.name, self_loop(p, argmax.name), 16).find("not enough free VGPRs"), std::string::npos);
@@ -78,7 +107,7 @@ TEST(LoopPipelineTest, DivergentLoopsPipelineAndVerifyEquivalent) {
   auto move = search::make_loop_pipeline_move();
   // kb_max_dim1_f32: a per-lane down-counter (29 iterations); the row kernels on 19-20 iterations per lane.
   std::string fired;
-  EXPECT_EQ(judge_edits(*move, {"kb_max_dim1_f32"}, 3, &fired), 2u);  // 8 and 4 (16: the VGPRs again)
+  EXPECT_EQ(judge_edits(*move, {"kb_max_dim1_f32"}, 3, &fired), 3u);  // 8, 4 and 3 (16: the VGPRs again)
   EXPECT_EQ(fired, "kb_max_dim1_f32 ");
   // gfx90a: the address carries write VCC too (v_add_co_u32); the exit compare is the last VCC write before
   // the mask's accumulation.
@@ -143,4 +172,134 @@ TEST(LoopPipelineTest, RefusesWhatCouldChangeTheResult) {
         all += search::loop_pipeline_refusal(p, kernel, b, 8) + "; ";
     EXPECT_NE(all.find(reason), std::string::npos) << kernel << ": " << all;
   }
+}
+
+// Every self-loop of the gfx942 corpus gets a plan (some factor pipelines it) or a reason per factor; the
+// survey prints one line per loop (the breakdown in docs/search.md comes from it).
+TEST(LoopPipelineTest, EveryCorpusSelfLoopGetsAPlanOrAReason) {
+  std::map<std::string, std::set<std::string>> planned_kernels;  // arch -> kernels
+  for (const char* arch : {"gfx942", "gfx90a", "gfx950"}) {
+    size_t loops = 0, planned = 0;
+    for (const corpus::Kernel& k : corpus::kernels(arch)) {
+      auto p = program::Program::recover(load(k.code_object));
+      const program::Function* f = p.function(k.name);
+      if (!f) continue;
+      for (size_t b = 0; b < f->blocks.size(); ++b) {
+        if (std::find(f->blocks[b].succs.begin(), f->blocks[b].succs.end(), b) == f->blocks[b].succs.end()) continue;
+        ++loops;
+        std::string line;
+        bool any = false;
+        for (unsigned factor : {16u, 8u, 4u, 3u, 2u}) {
+          const std::string why = search::loop_pipeline_refusal(p, k.name, b, factor);
+          any |= why.empty();
+          line += fmt::format(" k{}: {};", factor, why.empty() ? "PLAN" : why);
+          if (factor == 16 && !why.empty() && why.find("VGPR") == std::string::npos) break;  // the same reason for every factor
+        }
+        planned += any;
+        if (any) planned_kernels[arch].insert(k.name);
+        if (std::string(arch) == "gfx942")
+          std::cout << "[loop-pipeline] " << k.name << " block " << b
+                    << fmt::format(" (0x{:x}..0x{:x}):", p.text_line(f->blocks[b].first).address, p.text_line(f->blocks[b].last).address) << line << "\n";
+      }
+    }
+    std::cout << "[loop-pipeline] a plan for " << planned << " of " << loops << " " << arch << " self-loops in " << planned_kernels[arch].size() << " kernels\n";
+    if (std::string(arch) == "gfx942") EXPECT_GE(planned, 36u);  // 28 before scalar loads and lane-mask renaming
+  }
+  // The loops these two opened: scalar weight loads (the convolutions, attention's score loop) and a lane
+  // mask shared by compute and exit test.
+  for (const char* kernel : {"conv1d_f32", "kb_conv2d_f32", "kb_conv2d_relu_bias_f32", "kb_depthwise_conv2d_f32", "attention_decode_f32",
+                             "kb_huber_loss_f32", "cross_entropy_rows_f32", "log_softmax_rows_f32"})
+    EXPECT_TRUE(planned_kernels["gfx942"].count(kernel)) << kernel;
+}
+
+// Scalar loads in the body (the convolutions' uniform weights, `s_load_dword sW, s[..]`): their SGPRs are
+// renamed per iteration like the VGPRs, and the lgkmcnt(0) waits stay (they wait for the later
+// iterations' scalar loads too). conv1d_f32: every factor (16, 8, 4, 3, 2) on trip counts 0 .. 17.
+TEST(LoopPipelineTest, ScalarLoadLoopsPipelineAndVerifyEquivalent) {
+  auto move = search::make_loop_pipeline_move();
+  const corpus::Kernel k = corpus::kernels("gfx942", {"conv1d_f32"}).at(0);
+  auto k0 = load(k.code_object);
+  auto p = program::Program::recover(k0);
+  auto edits = propose_whole(*move, p, k.name);
+  ASSERT_EQ(edits.size(), 5u);
+  const std::string spec = conv1d_trips_spec();
+  for (const search::Edit& e : edits) {
+    EXPECT_NE(e.description.find("(1 scalar)"), std::string::npos) << e.description;
+    auto k1 = rebuilt(search::apply_edit(p, e), "k1.co");
+    auto report = checked(k1, k.name);
+    EXPECT_TRUE(report.clean()) << e.description << "\n" << report.to_text();
+    EXPECT_EQ(verdict(k0, k1, spec), verify::Verdict::Equivalent) << e.description << "\n" << e.diff();
+  }
+  // The launches run the copies: in the 16-iteration copy, one iteration reading the next one's weight
+  // register (the renamed s_load result) is told apart.
+  search::Edit wrong = edits[0];
+  bool changed = false;
+  for (search::Hunk& h : wrong.hunks)
+    for (std::string& l : h.lines)
+      if (!changed && l.rfind("v_fmac_f32_e32 v5, s", 0) == 0 && l.find("s17") == std::string::npos) {
+        l = "v_fmac_f32_e32 v5, s17, " + l.substr(l.rfind(' ') + 1);
+        changed = true;
+      }
+  ASSERT_TRUE(changed) << edits[0].diff();
+  EXPECT_NE(verdict(k0, rebuilt(search::apply_edit(p, wrong), "k1.co"), spec), verify::Verdict::Equivalent) << wrong.diff();
+  // gfx90a (64-bit address steps with VCC carries) and gfx950: factor 3 on the same trip counts.
+  for (const char* arch : {"gfx90a", "gfx950"}) {
+    const corpus::Kernel ka = corpus::kernels(arch, {"conv1d_f32"}).at(0);
+    auto a0 = load(ka.code_object);
+    auto pa = program::Program::recover(a0);
+    std::optional<search::Edit> three;
+    for (search::Edit& e : propose_whole(*move, pa, ka.name))
+      if (e.description.find("pipelined by 3") != std::string::npos) three = e;
+    ASSERT_TRUE(three) << ka.label();
+    auto a1 = rebuilt(search::apply_edit(pa, *three), "k1.co");
+    EXPECT_TRUE(checked(a1, ka.name).clean()) << ka.label();
+    EXPECT_EQ(verdict(a0, a1, spec), verify::Verdict::Equivalent) << ka.label() << "\n" << three->diff();
+  }
+  // The 2-D convolution (a 3x3 filter: 3 iterations per row, so factor 3 runs the whole row in the copy) on its spec.
+  const corpus::Kernel conv = corpus::kernels("gfx942", {"kb_conv2d_f32"}).at(0);
+  auto c0 = load(conv.code_object);
+  auto cp = program::Program::recover(c0);
+  std::optional<search::Edit> three;
+  for (search::Edit& e : propose_whole(*move, cp, conv.name))
+    if (e.description.find("pipelined by 3") != std::string::npos) three = e;
+  ASSERT_TRUE(three);
+  auto c1 = rebuilt(search::apply_edit(cp, *three), "k1.co");
+  EXPECT_TRUE(checked(c1, conv.name).clean());
+  EXPECT_EQ(verdict(c0, c1, asmevo::testing::spec_without_perf(conv.spec)), verify::Verdict::Equivalent) << three->diff();
+}
+
+// A lane mask the compute writes (VCC or an SGPR pair, `v_cmp` then `v_cndmask`) that the next
+// iteration's exit compare also writes: renamed to a fresh SGPR pair per iteration (VCC's 32-bit
+// encodings become VOP3). kb_huber_loss_f32 (VCC), cross_entropy_rows_f32 (s[0:1]), log_softmax_rows_f32
+// (VCC) on rows of 19-20 iterations per lane.
+TEST(LoopPipelineTest, LaneMaskRenamingVerifiesEquivalent) {
+  auto move = search::make_loop_pipeline_move();
+  for (const std::string kernel : {"kb_huber_loss_f32", "cross_entropy_rows_f32", "log_softmax_rows_f32"}) {
+    const corpus::Kernel k = corpus::kernels("gfx942", {kernel}).at(0);
+    auto k0 = load(k.code_object);
+    auto p = program::Program::recover(k0);
+    std::vector<search::Edit> renaming;
+    for (search::Edit& e : propose_whole(*move, p, k.name))
+      if (e.description.find(" 0 SGPR(s)") == std::string::npos && renaming.size() < 2) renaming.push_back(e);
+    ASSERT_EQ(renaming.size(), 2u) << kernel;
+    const std::string spec = long_rows_spec(kernel);
+    for (const search::Edit& e : renaming) {
+      auto k1 = rebuilt(search::apply_edit(p, e), "k1.co");
+      auto report = checked(k1, k.name);
+      EXPECT_TRUE(report.clean()) << kernel << "\n" << e.description << "\n" << report.to_text();
+      EXPECT_EQ(verdict(k0, k1, spec), verify::Verdict::Equivalent) << kernel << "\n" << e.description << "\n" << e.diff();
+    }
+  }
+}
+
+TEST(LoopPipelineTest, RefusesPartialScalarWaitsAndUnencodableMasks) {
+  // A partial lgkmcnt with a scalar load in the body would count the later iterations' scalar loads,
+  // which return out of order.
+  auto partial = kernel_with("conv1d_f32", "v_fmac_f32_e32 v5, s17, v1", {"s_waitcnt lgkmcnt(1)"});
+  EXPECT_NE(search::loop_pipeline_refusal(partial, "conv1d_f32", self_loop(partial, "conv1d_f32"), 4).find("a partial lgkmcnt"), std::string::npos)
+      << search::loop_pipeline_refusal(partial, "conv1d_f32", self_loop(partial, "conv1d_f32"), 4);
+  // A 32-bit carry op reading the renamed VCC: only VOPC and v_cndmask are rewritten to their VOP3 forms.
+  auto literal = kernel_with("kb_huber_loss_f32", "v_add_f32_e32 v1, v1, v6", {"v_addc_co_u32_e32 v6, vcc, 0, v6, vcc"});
+  const std::string why = search::loop_pipeline_refusal(literal, "kb_huber_loss_f32", self_loop(literal, "kb_huber_loss_f32"), 4);
+  EXPECT_NE(why.find("cannot name an SGPR pair for VCC"), std::string::npos) << why;
 }
