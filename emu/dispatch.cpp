@@ -127,7 +127,8 @@ void map_code_object(DeviceMemory& mem, const codeobj::CodeObject& co) {
 
 // The AQL packet, queue and scratch, the hidden arguments into `kernarg` (explicit ones already in
 // place), and the kernarg segment itself.
-void finish_launch(Launch* L, const codeobj::Kernel& kernel, std::vector<uint8_t>& kernarg, unsigned scratch_slots) {
+void finish_launch(Launch* L, const codeobj::Kernel& kernel, std::vector<uint8_t>& kernarg, unsigned scratch_slots,
+                   bool straddle_4g = false) {
   DeviceMemory& mem = L->mem;
   const auto& kd = kernel.kd;
   // AQL packet (hsa_kernel_dispatch_packet_t), queue, scratch.
@@ -149,7 +150,13 @@ void finish_launch(Launch* L, const codeobj::Kernel& kernel, std::vector<uint8_t
     put(p, 28, L->lds_bytes, 4);
     put(p, 32, kCodeBase + kernel.kd_address, 8);
     // kernarg address filled below
-    L->kernarg_addr = mem.allocate(kernarg.size(), "kernarg segment", 64, false);
+    // Straddling: the segment starts 16 bytes below a 4 GiB boundary (the 16-byte alignment AQL
+    // requires of kernarg_address), so a pointer to any argument past the first 16 bytes carries
+    // into the high word (the middle, as for buffers, would leave the explicit arguments below it).
+    // The boundary lies between the code object and the first allocation (DeviceMemory::next_).
+    constexpr uint64_t kKernargBoundary = 0x0000'6800'0000'0000ull;
+    L->kernarg_addr = straddle_4g ? mem.map_at(kKernargBoundary - 16, kernarg.size(), {}, "kernarg segment", false).base
+                                  : mem.allocate(kernarg.size(), "kernarg segment", 64, false);
     put(p, 40, L->kernarg_addr, 8);
     std::memcpy(mem.bytes(L->packet_addr).data(), p.data(), 64);
   }
@@ -248,7 +255,7 @@ std::unique_ptr<Launch> prepare_launch(const codeobj::CodeObject& co, const code
       put(kernarg, m.offset, scalar_bits(spec, i), m.size);
     }
   }
-  finish_launch(L.get(), kernel, kernarg, scratch_slots);
+  finish_launch(L.get(), kernel, kernarg, scratch_slots, straddle_4g);
   return L;
 }
 

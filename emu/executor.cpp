@@ -111,6 +111,15 @@ void step_wave(ExecContext& ctx, Wave& w, uint64_t max_instructions, uint64_t qu
 
 namespace {
 
+// RunOptions::register_fill after init_wave: the SGPRs it leaves undefined already hold the fill
+// (the null SGPR and EXEC excepted), and so does every VGPR/AGPR except the work-item IDs (v0 packed
+// on gfx90a+, else v0 .. v2 as the kernel descriptor enables them), in every lane.
+void fill_undefined_registers(Wave& w, const WaveSetup& setup, const Program& prog, uint32_t fill) {
+  w.s[kNullSgpr] = 0;
+  const unsigned ids = prog.arch() != codeobj::Arch::Other ? 1 : 1 + setup.workitem_id_vgprs;
+  for (unsigned r = ids; r < w.num_vregs; ++r) std::fill(std::begin(w.v[r].lane), std::end(w.v[r].lane), fill);
+}
+
 void run_workgroup(ExecContext& ctx, Launch& L, const WaveSetup& setup, const Program& prog, const std::array<uint32_t, 3>& wg,
                    unsigned slot, std::vector<uint8_t>& lds, std::vector<Wave>& waves, const RunOptions& opt) {
   ctx.wg_id = wg;
@@ -128,9 +137,10 @@ void run_workgroup(ExecContext& ctx, Launch& L, const WaveSetup& setup, const Pr
     w.instructions = 0;
     w.scc = false;
     w.vskip = false;
-    w.s.fill(0);
+    w.s.fill(opt.register_fill);  // init_wave overwrites the SGPRs the kernel descriptor defines
     w.wc.clear();
     init_wave(L, setup, prog, w, wg, i, slot);
+    if (opt.register_fill) fill_undefined_registers(w, setup, prog, opt.register_fill);
   }
   if (ctx.lds_races) ctx.lds_races->reset(ctx.lds_size);
   ctx.stats.waves += nwaves;

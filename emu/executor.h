@@ -35,6 +35,9 @@ struct RunOptions {
   bool preload_firmware = true;
   // LDS contents when a workgroup starts (undefined on hardware): every byte set to this.
   uint8_t lds_fill = 0;
+  // Registers the kernel descriptor leaves undefined at wave start (every SGPR and VGPR/AGPR it does not
+  // initialise; VCC and M0 too): 0 keeps them zeroed, else every such register holds this value.
+  uint32_t register_fill = 0;
   bool coverage = false;  // fill RunResult::executed
   // Stop at the first pair of DS accesses to one LDS byte by two waves with no s_barrier between
   // them, at least one a write (emu/lds_races.h). Off by default: it costs a record per LDS byte.

@@ -44,6 +44,7 @@ struct RunVariant {
   bool preload_firmware = true;  // false: enter kernarg-preload kernels at their compatibility prologue
   uint8_t lds_fill = 0;          // LDS bytes at workgroup start (undefined on hardware)
   bool straddle_4g = false;      // buffers and kernarg segment placed across 4 GiB boundaries
+  uint32_t register_fill = 0;    // registers the kernel descriptor leaves undefined hold this (0: zeroed)
   std::string describe() const;  // "" for the default, else "reverse waves, without kernarg preload"
 };
 

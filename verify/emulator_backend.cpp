@@ -59,6 +59,7 @@ class EmulatorBackend : public Backend {
     options.schedule = variant.schedule;
     options.preload_firmware = variant.preload_firmware;
     options.lds_fill = variant.lds_fill;
+    options.register_fill = variant.register_fill;
     options.coverage = true;
     options.observer = observer;
     options.workgroups = spec.workgroup_sample;
@@ -100,6 +101,7 @@ std::string RunVariant::describe() const {
   if (!preload_firmware) d += std::string(d.empty() ? "" : ", ") + "without kernarg preload";
   if (lds_fill) d += std::string(d.empty() ? "" : ", ") + fmt::format("LDS filled with 0x{:02x}", lds_fill);
   if (straddle_4g) d += std::string(d.empty() ? "" : ", ") + "buffers across 4 GiB boundaries";
+  if (register_fill) d += std::string(d.empty() ? "" : ", ") + fmt::format("undefined registers filled with 0x{:08x}", register_fill);
   return d;
 }
 

@@ -23,6 +23,10 @@ using Clock = std::chrono::steady_clock;
 // LDS is undefined when a workgroup starts: candidates also run with this fill, so code that
 // drops an LDS initialisation (and reads what it no longer writes) differs.
 constexpr uint8_t kLdsFill = 0xA5;
+// Registers undefined at wave start on hardware: as a float about 2.2e38 (it dominates a sum or a max
+// it enters, where a tiny value would be absorbed), as an integer no small index, as an address's high
+// word unmapped; so a candidate that reads one before writing it shows.
+constexpr uint32_t kRegisterFill = 0x7F25A5A5u;
 // Random input sets for a spec that says nothing about `inputs`/`special` (docs/verify.md).
 constexpr unsigned kDefaultRandomSets = 3;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -149,7 +153,8 @@ Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std:
   // first run.
   std::vector<RunVariant> probes{{emu::WaveSchedule::Reverse, true, 0, false}, {emu::WaveSchedule::Interleaved, true, 0, false},
                                  {emu::WaveSchedule::InOrder, false, 0, false}, {emu::WaveSchedule::InOrder, true, kLdsFill, false},
-                                 {emu::WaveSchedule::InOrder, true, 0, true}};
+                                 {emu::WaveSchedule::InOrder, true, 0, true},
+                                 {emu::WaveSchedule::InOrder, true, 0, false, kRegisterFill}};
   for (const RunVariant& v : probes) {
     // A schedule under which K0 spins (waves waiting on each other without a barrier) must not
     // hang the reference: the same step limit as for candidates.
@@ -158,7 +163,10 @@ Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std:
     bool same = other.status == RunOutcome::Completed;
     for (size_t b = 0; same && b < other.buffers.size(); ++b) same = other.buffers[b].after == outcomes_[0].buffers[b].after;
     if (same) continue;
-    if (v.straddle_4g) {
+    if (v.register_fill) {
+      register_sensitive_ = true;
+      notes_.push_back("the original kernel's results depend on registers the kernel descriptor leaves undefined: candidates run with them zeroed only");
+    } else if (v.straddle_4g) {
       address_sensitive_ = true;
       notes_.push_back("the original kernel's results change when its buffers straddle 4 GiB boundaries: candidates run with packed buffers only");
     } else if (v.lds_fill) {
@@ -378,6 +386,7 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     if (options.vary_run_conditions && !ref.preload_sensitive()) variant.preload_firmware = i % 2 == 0;
     if (options.vary_run_conditions && !ref.lds_sensitive() && (i / 2) % 2 == 1) variant.lds_fill = kLdsFill;
     if (options.vary_run_conditions && !ref.address_sensitive() && i % 4 == 1) variant.straddle_4g = true;
+    if (options.vary_run_conditions && !ref.register_sensitive() && i % 4 == 3) variant.register_fill = kRegisterFill;
     const std::string how = variant.describe();
     const std::string label = how.empty() ? run.label : run.label + " (" + how + ")";
     RunOutcome k1_out;

@@ -148,6 +148,8 @@ class Reference {
   bool lds_sensitive() const { return lds_sensitive_; }
   // K0's outputs change with where its buffers are (they should not).
   bool address_sensitive() const { return address_sensitive_; }
+  // K0's outputs depend on registers the kernel descriptor leaves undefined (it reads one before writing it).
+  bool register_sensitive() const { return register_sensitive_; }
   // Addresses of K0's instructions that ran in any of its runs (including the variant probes):
   // what the spec exercises. An edit elsewhere cannot change any run's result.
   const std::set<uint64_t>& executed() const { return executed_; }
@@ -176,7 +178,8 @@ class Reference {
   Backend* aim_with_ = nullptr;
   std::unique_ptr<LoadedKernel> aim_loaded_;  // K0 on aim_with_
   std::vector<SampledRun> sampled_runs_;
-  bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false, address_sensitive_ = false;
+  bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false, address_sensitive_ = false,
+       register_sensitive_ = false;
   std::set<uint64_t> executed_;
   std::map<uint64_t, size_t> aimed_decisions_;
   std::set<uint64_t> launch_determined_;

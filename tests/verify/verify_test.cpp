@@ -416,6 +416,52 @@ TEST(VerifyTest, DroppedAddressCarryIsFound) {
   EXPECT_FALSE(f.ref->address_sensitive());
 }
 
+TEST(VerifyTest, ReadOfAnUndefinedRegisterIsFound) {
+  // vector_add sign-extends the element index into v1 (`v_ashrrev_i32 v1, 31, v0`) for the 64-bit
+  // address. Writing v2 instead leaves v1 as the wave started, which the kernel descriptor does not
+  // define: the emulator zeroes it, so only a run that fills undefined registers tells the
+  // candidate apart (the mutant bench's last unexplained vector_add survivor).
+  Fixture f;
+  auto k1 = edited({{"v_ashrrev_i32_e32 v1, 31, v0", "v_ashrrev_i32_e32 v2, 31, v0"}});
+  auto r = f.check(k1);
+  ASSERT_NE(r.verdict, Verdict::Equivalent) << r.to_text();
+  const std::string& where = r.verdict == Verdict::Fault ? r.fault_run : r.mismatches.at(0).run_label;
+  EXPECT_NE(where.find("undefined registers filled with 0x7f25a5a5"), std::string::npos) << r.to_text();
+  EXPECT_FALSE(f.ref->register_sensitive());
+  EXPECT_EQ(f.check(original()).verdict, Verdict::Equivalent);
+  verify::VerifyOptions fixed;
+  fixed.vary_run_conditions = false;
+  EXPECT_EQ(verify::verify_candidate(*f.ref, k1, fixed).verdict, Verdict::Equivalent) << "invisible with zeroed registers";
+}
+
+TEST(VerifyTest, SwappedKernargPointerCarryIsFound) {
+  // axpy_f32 points s[8:9] at its hidden arguments, kernarg + 32, with s_add_u32 / s_addc_u32.
+  // Swapped, the high word adds whatever SCC held before instead of the carry: the same until the
+  // segment's low word carries, which the packed layout never makes and a loader may (AQL asks only
+  // 16-byte alignment of kernarg_address). Straddling runs start the segment 16 bytes below a 4 GiB
+  // boundary.
+  const std::string path = corpus::hip_object("gfx942", "axpy.co");
+  auto k0 = codeobj::CodeObject::parse(read_file_bytes(path), path);
+  auto p = program::Program::recover(k0);
+  const program::Function* fn = p.function("axpy_f32");
+  mutants::Mutant m;
+  for (size_t i = fn->begin; i + 1 < fn->end && m.edits.empty(); ++i)
+    if (p.text_line(i).inst && p.text_line(i).text == "s_add_u32 s8, s0, 32" && p.text_line(i + 1).text == "s_addc_u32 s9, s1, 0") {
+      m.edits.push_back({i, p.text_line(i + 1).text, false, p.text_line(i).text});
+      m.edits.push_back({i + 1, p.text_line(i).text, false, p.text_line(i + 1).text});
+    }
+  ASSERT_EQ(m.edits.size(), 2u);
+  auto k1 = codeobj::CodeObject::parse(mutants::build_mutant(p, m), "swapped_carry.co");
+  auto backend = verify::make_emulator_backend(2);
+  verify::Reference ref(*backend, k0, {emu::load_launch_spec(corpus::hip_spec("axpy_f32"))});
+  EXPECT_FALSE(ref.address_sensitive());
+  EXPECT_EQ(verify::verify_candidate(ref, k0).verdict, Verdict::Equivalent);
+  auto r = verify::verify_candidate(ref, k1);
+  ASSERT_NE(r.verdict, Verdict::Equivalent) << r.to_text();
+  const std::string& where = r.verdict == Verdict::Fault ? r.fault_run : r.mismatches.at(0).run_label;
+  EXPECT_NE(where.find("4 GiB"), std::string::npos) << r.to_text();
+}
+
 TEST(VerifyTest, EmptyBuffersWithoutGuardZones) {
   // A launch with n = 0 and empty buffers (no guard zones either) runs and compares nothing.
   std::string spec = R"(kernel: vector_add
