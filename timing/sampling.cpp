@@ -36,7 +36,9 @@ std::string SamplePlan::describe() const {
                      head_rounds == 1 ? "" : "s", round_groups, tail_groups, slice_groups - head_groups - tail_groups);
   else
     s += ", all simulated)";
-  if (warming_groups) s += fmt::format("; the other {} emulated to warm the MALL", warming_groups);
+  if (warming_groups == grid_groups - workgroups.size()) s += fmt::format("; the other {} emulated to warm the MALL", warming_groups);
+  else if (warming_groups)
+    s += fmt::format("; {} of the other {} (those nearest in id) emulated to warm the MALL", warming_groups, grid_groups - workgroups.size());
   return s;
 }
 
@@ -114,20 +116,38 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
 std::vector<uint64_t> warming_groups(const HwParams& hw, const SamplePlan& plan, unsigned per_cu, double per_group, double budget) {
   std::vector<uint64_t> ids;
   if (!plan.sampled || plan.grid_groups > static_cast<uint64_t>(hw.cus) * per_cu) return ids;
-  const double others = static_cast<double>(plan.grid_groups - plan.workgroups.size());
-  if (others * std::max(1.0, per_group) * kEmulationShare > budget) return ids;
+  const double fit = std::floor(std::max(0.0, budget) / (std::max(1.0, per_group) * kWarmingGroupCost));
+  const uint64_t others = plan.grid_groups - plan.workgroups.size();
+  const uint64_t take = std::min<uint64_t>(others, static_cast<uint64_t>(std::min(fit, 1e18)));
+  if (take == 0) return ids;
   std::vector<uint64_t> simulated = plan.workgroups;
   std::sort(simulated.begin(), simulated.end());
   for (uint64_t g = 0; g < plan.grid_groups; ++g)
     if (!std::binary_search(simulated.begin(), simulated.end(), g)) ids.push_back(g);
+  if (take == others) return ids;
+  // Nearest in id to a simulated workgroup first (ties: the lower id).
+  auto distance = [&](uint64_t g) {
+    const auto it = std::lower_bound(simulated.begin(), simulated.end(), g);
+    uint64_t d = UINT64_MAX;
+    if (it != simulated.end()) d = *it - g;
+    if (it != simulated.begin()) d = std::min(d, g - *(it - 1));
+    return d;
+  };
+  std::sort(ids.begin(), ids.end(), [&](uint64_t a, uint64_t b) {
+    const uint64_t da = distance(a), db = distance(b);
+    return da != db ? da < db : a < b;
+  });
+  ids.resize(take);
+  std::sort(ids.begin(), ids.end());
   return ids;
 }
 
 Warming plan_warming(const HwParams& hw, SamplePlan& plan, const LaunchTrace& ghosts) {
   Warming out(plan.workgroups.size());
   if (ghosts.groups.empty()) return out;
-  plan.slice.warmed = true;
   plan.warming_groups = ghosts.groups.size();
+  const uint64_t others = plan.grid_groups - plan.workgroups.size();
+  plan.slice.warmed_share = plan.warming_groups >= others ? 1.0 : static_cast<double>(plan.warming_groups) / static_cast<double>(others);
   const unsigned x = plan.slice.xcds;
   // Dispatch starts in the first round: the k-th workgroup of an XCD starts after the k before it
   // were launched (the simulator's dispatcher: wave_launch_cycles per wave over the shader engines,
