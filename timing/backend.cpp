@@ -128,11 +128,14 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   }
   trace.group_ids = out.sample.sampled ? out.sample.workgroups : std::vector<uint64_t>{};
   auto t1 = std::chrono::steady_clock::now();
-  uint64_t buffer_bytes = 0;
-  for (const auto& b : launch->buffers) buffer_bytes += b.bytes;
+  uint64_t buffer_bytes = 0, once_bytes = 0;  // once_bytes: each buffer's lines read once and written once
+  for (const auto& b : launch->buffers) {
+    buffer_bytes += b.bytes;
+    once_bytes += 2 * ((b.bytes + hw.l2_line - 1) / hw.l2_line + 1) * hw.l2_line;  // + a line: unaligned ends
+  }
   auto replay = [&](const HwParams& row) {
     ModelResult m = model_launch(*out.program, trace, occ, row, out.sample.slice, warmers.empty() ? nullptr : &warming);
-    if (out.sample.sampled) scale_to_launch(m, out.sample, extrapolate(out.sample, m), row, buffer_bytes);
+    if (out.sample.sampled) scale_to_launch(m, out.sample, extrapolate(out.sample, m, once_bytes), row, buffer_bytes);
     return m;
   };
   out.model = replay(hw);

@@ -38,7 +38,7 @@ std::string SamplePlan::describe() const {
     s += ", all simulated)";
   if (warming_groups == grid_groups - workgroups.size()) s += fmt::format("; the other {} emulated to warm the MALL", warming_groups);
   else if (warming_groups)
-    s += fmt::format("; {} of the other {} (those nearest in id) emulated to warm the MALL", warming_groups, grid_groups - workgroups.size());
+    s += fmt::format("; {} of the other {} (spread over them) emulated to warm the MALL", warming_groups, grid_groups - workgroups.size());
   return s;
 }
 
@@ -125,20 +125,11 @@ std::vector<uint64_t> warming_groups(const HwParams& hw, const SamplePlan& plan,
   for (uint64_t g = 0; g < plan.grid_groups; ++g)
     if (!std::binary_search(simulated.begin(), simulated.end(), g)) ids.push_back(g);
   if (take == others) return ids;
-  // Nearest in id to a simulated workgroup first (ties: the lower id).
-  auto distance = [&](uint64_t g) {
-    const auto it = std::lower_bound(simulated.begin(), simulated.end(), g);
-    uint64_t d = UINT64_MAX;
-    if (it != simulated.end()) d = *it - g;
-    if (it != simulated.begin()) d = std::min(d, g - *(it - 1));
-    return d;
-  };
-  std::sort(ids.begin(), ids.end(), [&](uint64_t a, uint64_t b) {
-    const uint64_t da = distance(a), db = distance(b);
-    return da != db ? da < db : a < b;
-  });
-  ids.resize(take);
-  std::sort(ids.begin(), ids.end());
+  // Evenly spread over the others (chosen over the nearest in id on half A of the sampled-vs-exact test,
+  // docs/timing.md "Sampling").
+  std::vector<uint64_t> spread(take);
+  for (uint64_t i = 0; i < take; ++i) spread[i] = ids[i * others / take];
+  ids = std::move(spread);
   return ids;
 }
 
@@ -175,12 +166,21 @@ Warming plan_warming(const HwParams& hw, SamplePlan& plan, const LaunchTrace& gh
   return out;
 }
 
-SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& r) {
+SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& r, uint64_t once_bytes) {
   SampleEstimate e;
   e.cycles = static_cast<double>(r.cycles);
   if (!plan.sampled) return e;
   const uint64_t skipped = plan.slice_groups - plan.head_groups - plan.tail_groups;
   e.error_bound = kSliceErrorAllowance;
+  // Each buffer read once and written once from HBM is what a device without reuse losses needs; the
+  // sample's scaled HBM bytes beyond that are lines its slice re-read where the whole device shares
+  // them (or capacity misses the whole device takes too: then the bound is loose, not wrong).
+  const double scaled_hbm = static_cast<double>(r.hbm_bytes) * static_cast<double>(plan.grid_groups) /
+                            static_cast<double>(plan.workgroups.size());
+  if (once_bytes > 0 && scaled_hbm > static_cast<double>(once_bytes)) {
+    e.lost_reuse = 1.0 - static_cast<double>(once_bytes) / scaled_hbm;
+    e.error_bound += e.lost_reuse;
+  }
   // Workgroups that differ (edge tiles, data-dependent loops) make the unsimulated ones uncertain: the
   // spread of the simulated workgroups' end times, weighted by the share not simulated; a sample of one
   // workgroup shows no spread, and says nothing about the others.

@@ -54,9 +54,9 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
 // workgroups bring in). Only a launch that fits one dispatch round on the device is warmed (every
 // workgroup then runs beside the simulated ones; in a launch of several rounds those beside the head
 // are a device round, too many to emulate). Each costs kWarmingGroupCost workgroups of the sample in
-// the budget's units; when not all of them fit in `budget`, those nearest in id to a simulated
-// workgroup (dispatched beside it, most likely to share its tiles) are taken, and the MALL keeps the
-// share of its capacity that the simulated and the warming workgroups stand for (DeviceSlice::warmed_share).
+// the budget's units; when not all of them fit in `budget`, as many as fit, evenly spread over the
+// others in id, are taken, and the MALL keeps the share of its capacity that the simulated and the
+// warming workgroups stand for (DeviceSlice::warmed_share).
 // The ids in ascending order; empty: no warming.
 std::vector<uint64_t> warming_groups(const HwParams& hw, const SamplePlan& plan, unsigned per_cu,
                                      double wave_instructions_per_group, double budget);
@@ -74,6 +74,7 @@ struct SampleEstimate {
   double extrapolated_cycles = 0; // the part not simulated (steady-state rounds skipped)
   double error_bound = 0;         // relative: the extrapolation's spread plus the slice allowance
   double extrapolation_spread = 0;  // relative spread of the steady-state throughput between rounds
+  double lost_reuse = 0;  // share of the scaled HBM bytes beyond once_bytes (added to the bound)
 };
 
 // The relative error the slice itself may add (shared levels scaled, L2 and dispatcher sharing with
@@ -88,7 +89,10 @@ inline constexpr double kSliceErrorAllowance = 0.11;
 inline constexpr double kOneWorkgroupAllowance = 0.25;
 
 // The whole launch's cycles from the slice's simulation (`slice_result` of model_launch on the plan's
-// workgroups and slice).
-SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& slice_result);
+// workgroups and slice). `once_bytes`: the HBM bytes of the launch's buffers each read once and written
+// once (in whole L2 lines); the HBM bytes of the sample, scaled to the launch, beyond them are reuse
+// between workgroups that the slice lost (a GEMM's panels shared through an L2 of which the slice
+// holds its CUs' share): their share of the scaled bytes is added to the bound (docs/timing.md, "Sampling").
+SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& slice_result, uint64_t once_bytes);
 
 }  // namespace asmevo::timing

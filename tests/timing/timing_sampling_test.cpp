@@ -86,9 +86,9 @@ emu::LaunchSpec elementwise(const std::string& kernel_spec, uint32_t n) {
   return s;
 }
 
-// Functional warming within a cost: all the other workgroups when they fit, else as many as fit, the
-// nearest in id to a simulated workgroup first; the MALL's capacity share follows (warmed_share).
-TEST(Sampling, WarmingTakesTheNearestWorkgroupsThatFitItsCost) {
+// Functional warming within a cost: all the other workgroups when they fit, else as many as fit, evenly
+// spread over them in id; the MALL's capacity share follows (warmed_share).
+TEST(Sampling, WarmingTakesAsManyWorkgroupsAsFitItsCostSpreadOverTheOthers) {
   const HwParams& hw = hw_params(codeobj::Arch::gfx942);
   SampleOptions so;
   so.budget_wave_instructions = 10'000;
@@ -96,25 +96,15 @@ TEST(Sampling, WarmingTakesTheNearestWorkgroupsThatFitItsCost) {
   SamplePlan plan = plan_sample(hw, 64, 1, per_group, so);  // one round of 64 workgroups
   ASSERT_TRUE(plan.sampled);
   const uint64_t others = plan.grid_groups - plan.workgroups.size();
-  ASSERT_GT(others, 5u);
+  ASSERT_GT(others, 20u);
   EXPECT_EQ(warming_groups(hw, plan, 1, per_group, 1e9).size(), others);
   EXPECT_TRUE(warming_groups(hw, plan, 1, per_group, per_group * kWarmingGroupCost * 0.9).empty());
   const std::vector<uint64_t> some = warming_groups(hw, plan, 1, per_group, 5 * per_group * kWarmingGroupCost);
   ASSERT_EQ(some.size(), 5u);
   EXPECT_TRUE(std::is_sorted(some.begin(), some.end()));
-  auto distance = [&](uint64_t g) {
-    uint64_t d = UINT64_MAX;
-    for (uint64_t s : plan.workgroups) d = std::min(d, s > g ? s - g : g - s);
-    return d;
-  };
-  uint64_t farthest_taken = 0;
-  for (uint64_t g : some) {
+  for (uint64_t g : some)
     EXPECT_EQ(std::count(plan.workgroups.begin(), plan.workgroups.end(), g), 0) << g << " is simulated, not a warming workgroup";
-    farthest_taken = std::max(farthest_taken, distance(g));
-  }
-  for (uint64_t g = 0; g < plan.grid_groups; ++g)
-    if (std::count(plan.workgroups.begin(), plan.workgroups.end(), g) == 0 && !std::binary_search(some.begin(), some.end(), g))
-      EXPECT_GE(distance(g), farthest_taken) << "workgroup " << g << " is nearer than one taken";
+  EXPECT_GT(some.back() - some.front(), plan.grid_groups / 2) << "the warming workgroups are spread over the grid";
   LaunchTrace ghosts;
   for (uint64_t g : some) ghosts.groups.emplace_back(), ghosts.group_ids.push_back(g);
   SamplePlan partial = plan;
