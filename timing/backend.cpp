@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <thread>
+#include <unordered_map>
 
 #include "codeobj/arch_params.h"
 #include "emu/dispatch.h"
@@ -89,15 +90,21 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   LaunchTrace trace = probe.take();
   const uint64_t first_instructions = trace.instructions();
   out.sample = plan_sample(hw, grid_groups, occ.workgroups_per_cu, static_cast<double>(first_instructions), sampling);
-  // Functional warming (timing/sampling.h): a one-round launch whose other workgroups are cheap enough
-  // to emulate has all of them emulated; the sample's are simulated, the others warm the MALL.
+  // Functional warming (timing/sampling.h): a one-round launch has as many of its other workgroups
+  // emulated as the sample leaves of the total cost; the sample's are simulated, the others warm the MALL.
+  const double sample_cost = static_cast<double>(out.sample.workgroups.size()) * std::max(1.0, static_cast<double>(first_instructions));
   const std::vector<uint64_t> warmers =
       warming_groups(hw, out.sample, occ.workgroups_per_cu, static_cast<double>(first_instructions),
-                     sampling.budget_wave_instructions * sampling.warming_budget_share);
-  std::vector<uint64_t> rest;
+                     (sampling.total_wave_instructions - sample_cost) * sampling.warming_budget_share);
+  std::vector<uint64_t> rest;  // emulated after the first, in ascending id when warming
   if (out.sample.sampled && warmers.empty()) rest.assign(out.sample.workgroups.begin() + 1, out.sample.workgroups.end());
-  else
+  else if (!out.sample.sampled)
     for (uint64_t g = 1; g < grid_groups; ++g) rest.push_back(g);
+  else {
+    rest.assign(out.sample.workgroups.begin() + 1, out.sample.workgroups.end());
+    rest.insert(rest.end(), warmers.begin(), warmers.end());
+    std::sort(rest.begin(), rest.end());
+  }
   if (!rest.empty()) {
     TraceRecorder recorder(*launch, *out.program, hw, rest);
     ro.observer = &recorder;
@@ -108,21 +115,27 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   }
   LaunchTrace warming_trace;
   Warming warming;
-  if (!warmers.empty()) {  // `trace` holds every workgroup, by id
+  if (!warmers.empty()) {  // `trace` holds workgroup 0, then `rest`'s
+    std::unordered_map<uint64_t, size_t> index{{0, 0}};
+    for (size_t i = 0; i < rest.size(); ++i) index.emplace(rest[i], i + 1);
     LaunchTrace simulated;
     simulated.num_groups = trace.num_groups;
-    for (uint64_t g : out.sample.workgroups) simulated.groups.push_back(std::move(trace.groups[g]));
-    for (uint64_t g : warmers) warming_trace.groups.push_back(std::move(trace.groups[g])), warming_trace.group_ids.push_back(g);
+    for (uint64_t g : out.sample.workgroups) simulated.groups.push_back(std::move(trace.groups[index.at(g)]));
+    for (uint64_t g : warmers)
+      warming_trace.groups.push_back(std::move(trace.groups[index.at(g)])), warming_trace.group_ids.push_back(g);
     trace = std::move(simulated);
     warming = plan_warming(hw, out.sample, warming_trace);
   }
   trace.group_ids = out.sample.sampled ? out.sample.workgroups : std::vector<uint64_t>{};
   auto t1 = std::chrono::steady_clock::now();
-  uint64_t buffer_bytes = 0;
-  for (const auto& b : launch->buffers) buffer_bytes += b.bytes;
+  uint64_t buffer_bytes = 0, once_bytes = 0;  // once_bytes: each buffer's lines read once and written once
+  for (const auto& b : launch->buffers) {
+    buffer_bytes += b.bytes;
+    once_bytes += 2 * ((b.bytes + hw.l2_line - 1) / hw.l2_line + 1) * hw.l2_line;  // + a line: unaligned ends
+  }
   auto replay = [&](const HwParams& row) {
     ModelResult m = model_launch(*out.program, trace, occ, row, out.sample.slice, warmers.empty() ? nullptr : &warming);
-    if (out.sample.sampled) scale_to_launch(m, out.sample, extrapolate(out.sample, m), row, buffer_bytes);
+    if (out.sample.sampled) scale_to_launch(m, out.sample, extrapolate(out.sample, m, once_bytes), row, buffer_bytes);
     return m;
   };
   out.model = replay(hw);

@@ -65,9 +65,10 @@ struct HwParams {
 struct DeviceSlice {
   unsigned xcds = 1, cus_per_xcd = 1;
   double xcd_share = 1, device_share = 1;
-  // The other workgroups' loads warm the MALL (timing/model.h, WarmingGroup): it keeps its whole
-  // capacity; its bandwidth keeps the share above.
-  bool warmed = false;
+  // The share of the other workgroups whose loads warm the MALL (timing/model.h, WarmingGroup): the
+  // MALL keeps the capacity share they and the slice stand for (all of it at 1); its bandwidth keeps
+  // the share above.
+  double warmed_share = 0;
   unsigned cus() const { return xcds * cus_per_xcd; }
   bool whole(const HwParams& hw) const { return xcds == hw.xcds && cus_per_xcd == hw.cus / hw.xcds; }
   static DeviceSlice whole_device(const HwParams& hw) { return {hw.xcds, hw.cus / hw.xcds, 1.0, 1.0}; }

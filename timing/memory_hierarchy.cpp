@@ -15,7 +15,8 @@ MemoryHierarchy::MemoryHierarchy(const HwParams& hw, const DeviceSlice& slice) :
   scache_.resize((slice.cus() + 1) / 2, Cache(hw.scache_bytes, 4, hw.scache_line));  // S1: 16 KiB per 2 CUs; 4-way [U]
   // A slice's share of each XCD's L2: as many sets as its CUs' share (at least one), all the ways.
   const double l2_share = slice.xcd_share, dev_share = slice.device_share;
-  const double mall_capacity_share = slice.warmed ? 1.0 : dev_share;
+  const double mall_capacity_share =
+      slice.warmed_share >= 1 ? 1.0 : dev_share + (1 - dev_share) * std::max(0.0, slice.warmed_share);
   const unsigned l2_bytes = std::max(hw.l2_ways * hw.l2_line, static_cast<unsigned>(std::lround(hw.l2_bytes * l2_share)));
   l2_.resize(slice.xcds, Cache(l2_bytes, hw.l2_ways, hw.l2_line));
   l2_bw_.resize(slice.xcds);
@@ -170,6 +171,10 @@ void MemoryHierarchy::warm(unsigned device_xcd, const uint64_t* sectors, uint32_
   if (!hw_.has_mall) return;
   if (!tlb_.empty() && warm_tlb_.empty()) warm_tlb_.assign(hw_.xcds, Cache(hw_.tlb_entries, hw_.tlb_ways, 1));
   const uint64_t line_secs = hw_.l2_line >> kSectorShift;
+  // Host prefetch of the MALL sets the loop below visits (no effect on the model): a warming load's lines
+  // are mostly MALL misses on the host too, and looked up one after the other.
+  for (uint32_t i = 0; i < count; ++i)
+    for (uint64_t s = sectors[i] / line_secs * line_secs, e = s + line_secs; s < e; ++s) mall_cache_.prefetch(s);
   uint64_t prev = ~0ull;
   for (uint32_t i = 0; i < count; ++i) {
     const uint64_t addr = sectors[i] << kSectorShift, first = (addr >> kSectorShift) / line_secs * line_secs;

@@ -102,7 +102,7 @@ using Warming = std::vector<std::vector<WarmingGroup>>;
 
 // The same on a slice of the device (sampled simulation, timing/sampling.h): `trace` holds the
 // workgroups dispatched to the slice's CUs, in dispatch order; `warming` (may be null) the workgroups
-// that warm its MALL (slice.warmed).
+// that warm its MALL (slice.warmed_share).
 ModelResult model_launch(const emu::Program& program, const LaunchTrace& trace, const codeobj::Occupancy& occupancy,
                          const HwParams& hw, const DeviceSlice& slice, const Warming* warming = nullptr);
 

@@ -36,7 +36,9 @@ std::string SamplePlan::describe() const {
                      head_rounds == 1 ? "" : "s", round_groups, tail_groups, slice_groups - head_groups - tail_groups);
   else
     s += ", all simulated)";
-  if (warming_groups) s += fmt::format("; the other {} emulated to warm the MALL", warming_groups);
+  if (warming_groups == grid_groups - workgroups.size()) s += fmt::format("; the other {} emulated to warm the MALL", warming_groups);
+  else if (warming_groups)
+    s += fmt::format("; {} of the other {} (spread over them) emulated to warm the MALL", warming_groups, grid_groups - workgroups.size());
   return s;
 }
 
@@ -114,20 +116,29 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
 std::vector<uint64_t> warming_groups(const HwParams& hw, const SamplePlan& plan, unsigned per_cu, double per_group, double budget) {
   std::vector<uint64_t> ids;
   if (!plan.sampled || plan.grid_groups > static_cast<uint64_t>(hw.cus) * per_cu) return ids;
-  const double others = static_cast<double>(plan.grid_groups - plan.workgroups.size());
-  if (others * std::max(1.0, per_group) * kEmulationShare > budget) return ids;
+  const double fit = std::floor(std::max(0.0, budget) / (std::max(1.0, per_group) * kWarmingGroupCost));
+  const uint64_t others = plan.grid_groups - plan.workgroups.size();
+  const uint64_t take = std::min<uint64_t>(others, static_cast<uint64_t>(std::min(fit, 1e18)));
+  if (take == 0) return ids;
   std::vector<uint64_t> simulated = plan.workgroups;
   std::sort(simulated.begin(), simulated.end());
   for (uint64_t g = 0; g < plan.grid_groups; ++g)
     if (!std::binary_search(simulated.begin(), simulated.end(), g)) ids.push_back(g);
+  if (take == others) return ids;
+  // Evenly spread over the others (chosen over the nearest in id on half A of the sampled-vs-exact test,
+  // docs/timing.md "Sampling").
+  std::vector<uint64_t> spread(take);
+  for (uint64_t i = 0; i < take; ++i) spread[i] = ids[i * others / take];
+  ids = std::move(spread);
   return ids;
 }
 
 Warming plan_warming(const HwParams& hw, SamplePlan& plan, const LaunchTrace& ghosts) {
   Warming out(plan.workgroups.size());
   if (ghosts.groups.empty()) return out;
-  plan.slice.warmed = true;
   plan.warming_groups = ghosts.groups.size();
+  const uint64_t others = plan.grid_groups - plan.workgroups.size();
+  plan.slice.warmed_share = plan.warming_groups >= others ? 1.0 : static_cast<double>(plan.warming_groups) / static_cast<double>(others);
   const unsigned x = plan.slice.xcds;
   // Dispatch starts in the first round: the k-th workgroup of an XCD starts after the k before it
   // were launched (the simulator's dispatcher: wave_launch_cycles per wave over the shader engines,
@@ -155,12 +166,21 @@ Warming plan_warming(const HwParams& hw, SamplePlan& plan, const LaunchTrace& gh
   return out;
 }
 
-SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& r) {
+SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& r, uint64_t once_bytes) {
   SampleEstimate e;
   e.cycles = static_cast<double>(r.cycles);
   if (!plan.sampled) return e;
   const uint64_t skipped = plan.slice_groups - plan.head_groups - plan.tail_groups;
   e.error_bound = kSliceErrorAllowance;
+  // Each buffer read once and written once from HBM is what a device without reuse losses needs; the
+  // sample's scaled HBM bytes beyond that are lines its slice re-read where the whole device shares
+  // them (or capacity misses the whole device takes too: then the bound is loose, not wrong).
+  const double scaled_hbm = static_cast<double>(r.hbm_bytes) * static_cast<double>(plan.grid_groups) /
+                            static_cast<double>(plan.workgroups.size());
+  if (once_bytes > 0 && scaled_hbm > static_cast<double>(once_bytes)) {
+    e.lost_reuse = 1.0 - static_cast<double>(once_bytes) / scaled_hbm;
+    e.error_bound += e.lost_reuse;
+  }
   // Workgroups that differ (edge tiles, data-dependent loops) make the unsimulated ones uncertain: the
   // spread of the simulated workgroups' end times, weighted by the share not simulated; a sample of one
   // workgroup shows no spread, and says nothing about the others.

@@ -23,8 +23,10 @@ struct SampleOptions {
   // What the sample may cost, in emulated and replayed wave-instructions (about 1 s on one core at
   // the emulator's and the model's measured speed, bench/timing/sampling_bench).
   double budget_wave_instructions = 1.0e6;
-  // What emulating the workgroups that warm the MALL may cost (functional warming, warming_groups),
-  // as a share of that budget; 0: no warming.
+  // What the sample and the workgroups that warm the MALL (functional warming, warming_groups) may
+  // cost together, in the same units: the 1 s on one core (bench/timing/sampling_bench). The
+  // warming gets what the sample leaves of it, times `warming_budget_share`; 0: no warming.
+  double total_wave_instructions = 1.0e6;
   double warming_budget_share = 1.0;
 };
 
@@ -51,16 +53,20 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
 // loads warm the MALL, which every XCD shares (so the sample sees the hits on lines that the other
 // workgroups bring in). Only a launch that fits one dispatch round on the device is warmed (every
 // workgroup then runs beside the simulated ones; in a launch of several rounds those beside the head
-// are a device round, too many to emulate), and only when emulating them costs at most `budget` in the
-// budget's units (kEmulationShare per emulated wave-instruction). The ids in ascending order (every
-// workgroup not in the sample); empty: no warming.
+// are a device round, too many to emulate). Each costs kWarmingGroupCost workgroups of the sample in
+// the budget's units; when not all of them fit in `budget`, as many as fit, evenly spread over the
+// others in id, are taken, and the MALL keeps the share of its capacity that the simulated and the
+// warming workgroups stand for (DeviceSlice::warmed_share).
+// The ids in ascending order; empty: no warming.
 std::vector<uint64_t> warming_groups(const HwParams& hw, const SamplePlan& plan, unsigned per_cu,
                                      double wave_instructions_per_group, double budget);
-// Emulation's share of the cost of modeling one wave-instruction (emulate and replay): 2.15 s of
-// 9.55 s over the 89 launches of tests/timing/timing_sampling_test.cpp (bench/timing/sampling_diag).
-inline constexpr double kEmulationShare = 0.225;
+// What emulating a warming workgroup and replaying its loads into the MALL costs, in workgroups of
+// the sample (emulated and replayed): 0.54-1.8, about 1, on the six perf launches that warmed and ran
+// over 1 s (CPU seconds of bench/timing/sampling_bench with and without warming; the memory-heavy
+// hip/attention_decode_f32 is the 1.8: each of its loads touches 64 lines, all looked up in the MALL).
+inline constexpr double kWarmingGroupCost = 1.0;
 // Pairs each warming workgroup (`ghosts`: traces of warming_groups' ids, group_ids set) with a
-// simulated workgroup of the plan and its dispatch offset; sets the plan's slice to `warmed`.
+// simulated workgroup of the plan and its dispatch offset; sets the plan's slice's warmed_share.
 Warming plan_warming(const HwParams& hw, SamplePlan& plan, const LaunchTrace& ghosts);
 
 struct SampleEstimate {
@@ -68,6 +74,7 @@ struct SampleEstimate {
   double extrapolated_cycles = 0; // the part not simulated (steady-state rounds skipped)
   double error_bound = 0;         // relative: the extrapolation's spread plus the slice allowance
   double extrapolation_spread = 0;  // relative spread of the steady-state throughput between rounds
+  double lost_reuse = 0;  // share of the scaled HBM bytes beyond once_bytes (added to the bound)
 };
 
 // The relative error the slice itself may add (shared levels scaled, L2 and dispatcher sharing with
@@ -82,7 +89,10 @@ inline constexpr double kSliceErrorAllowance = 0.11;
 inline constexpr double kOneWorkgroupAllowance = 0.25;
 
 // The whole launch's cycles from the slice's simulation (`slice_result` of model_launch on the plan's
-// workgroups and slice).
-SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& slice_result);
+// workgroups and slice). `once_bytes`: the HBM bytes of the launch's buffers each read once and written
+// once (in whole L2 lines); the HBM bytes of the sample, scaled to the launch, beyond them are reuse
+// between workgroups that the slice lost (a GEMM's panels shared through an L2 of which the slice
+// holds its CUs' share): their share of the scaled bytes is added to the bound (docs/timing.md, "Sampling").
+SampleEstimate extrapolate(const SamplePlan& plan, const ModelResult& slice_result, uint64_t once_bytes);
 
 }  // namespace asmevo::timing

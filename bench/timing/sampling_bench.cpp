@@ -1,4 +1,4 @@
-// sampling_bench [--exact-too] [--only SUBSTRING] [ARCH]: how long modeling one large launch takes on
+// sampling_bench [--exact-too] [--only SUBSTRING] [--warming-share S] [ARCH]: how long modeling one large launch takes on
 // one core, sampled (the default of asmevo time) and, with --exact-too, exact: every launch under
 // bench/timing/launches (a 4096^3 and a 1024^3 GEMM, a 64M-element elementwise kernel, ...) and every
 // perf launch of every corpus launch spec (the launch `asmevo time` models; a v2 spec's first
@@ -37,21 +37,22 @@ struct Case {
 };
 
 // CPU seconds of the row.
-double row(const Case& c, bool exact) {
+double row(const Case& c, bool exact, double warming_share) {
   const emu::LaunchSpec& spec = c.run;
   auto co = codeobj::CodeObject::parse(read_file_bytes(c.object), c.object);
   const codeobj::Kernel* k = co.kernel(spec.kernel);
   if (!k) throw Error("no kernel " + spec.kernel, c.object);
   timing::SampleOptions so;
   so.exact = exact;
+  so.warming_budget_share = warming_share;
   const double t0 = cpu_seconds();
   timing::ModeledRun r = timing::model_kernel({&co, k, &spec}, 1, so);
   const double total = cpu_seconds() - t0;
   const auto& m = r.model;
   // ModeledRun's stage times are wall-clock (the machine may be shared): report their shares of the CPU total.
   const double wall = std::max(1e-9, r.prepare_seconds + r.emulate_seconds + r.model_seconds);
-  fmt::print("| {} | {} | {} | {:.3f} | {} | {:.1f} | {:.3f} | {:.0f} / {:.0f} / {:.0f} |\n", c.name, exact ? "exact" : "sampled",
-             m.workgroups, m.microseconds, m.sample.sampled ? m.sample.simulated_groups : m.workgroups,
+  fmt::print("| {} | {} | {} | {:.3f} | {} | {} | {:.1f} | {:.3f} | {:.0f} / {:.0f} / {:.0f} |\n", c.name, exact ? "exact" : "sampled",
+             m.workgroups, m.microseconds, m.sample.sampled ? m.sample.simulated_groups : m.workgroups, r.sample.warming_groups,
              100 * m.sample.error_bound, total, 100 * r.prepare_seconds / wall, 100 * r.emulate_seconds / wall,
              100 * r.model_seconds / wall);
   std::fflush(stdout);
@@ -62,11 +63,13 @@ double row(const Case& c, bool exact) {
 
 int main(int argc, char** argv) {
   bool exact_too = false;
+  double warming_share = timing::SampleOptions{}.warming_budget_share;
   std::string arch = "gfx942", only;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--exact-too") exact_too = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    else if (a == "--warming-share" && i + 1 < argc) warming_share = std::stod(argv[++i]);
     else arch = a;
   }
   std::vector<Case> cases;
@@ -86,13 +89,13 @@ int main(int argc, char** argv) {
                        k.code_object, std::move(run)});
   std::erase_if(cases, [&](const Case& c) { return c.name.find(only) == std::string::npos; });
   fmt::print("## {} -- modeled times (asmevo timing model), not measured; cost in CPU seconds, one core\n\n", arch);
-  fmt::print("| launch | mode | workgroups | modeled us | simulated workgroups | bound % | CPU s | prepare / emulate / replay % |\n");
-  fmt::print("|---|---|---:|---:|---:|---:|---:|---|\n");
+  fmt::print("| launch | mode | workgroups | modeled us | simulated workgroups | warming workgroups | bound % | CPU s | prepare / emulate / replay % |\n");
+  fmt::print("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
   std::vector<double> seconds;
   try {
     for (const auto& c : cases) {
-      seconds.push_back(row(c, false));
-      if (exact_too) row(c, true);
+      seconds.push_back(row(c, false, warming_share));
+      if (exact_too) row(c, true, warming_share);
     }
   } catch (const Error& e) {
     fmt::print(stderr, "{}\n", e.what());

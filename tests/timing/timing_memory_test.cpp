@@ -88,7 +88,7 @@ TEST(MemoryHierarchy, AWarmedLineIsAMallHit) {
   const HwParams hw = small_mi300x();
   ASSERT_TRUE(hw.has_mall);
   DeviceSlice slice{1, 1, 1.0, 1.0};
-  slice.warmed = true;
+  slice.warmed_share = 1;
   sim::MemoryHierarchy mem(hw, slice);
   const uint64_t warmed[2] = {0, 1}, cold[2] = {1u << 20, (1u << 20) + 1};  // two 128-byte lines, pages apart
   mem.warm(3, warmed, 2, 0);

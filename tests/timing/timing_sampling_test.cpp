@@ -86,6 +86,35 @@ emu::LaunchSpec elementwise(const std::string& kernel_spec, uint32_t n) {
   return s;
 }
 
+// Functional warming within a cost: all the other workgroups when they fit, else as many as fit, evenly
+// spread over them in id; the MALL's capacity share follows (warmed_share).
+TEST(Sampling, WarmingTakesAsManyWorkgroupsAsFitItsCostSpreadOverTheOthers) {
+  const HwParams& hw = hw_params(codeobj::Arch::gfx942);
+  SampleOptions so;
+  so.budget_wave_instructions = 10'000;
+  const double per_group = 1000;
+  SamplePlan plan = plan_sample(hw, 64, 1, per_group, so);  // one round of 64 workgroups
+  ASSERT_TRUE(plan.sampled);
+  const uint64_t others = plan.grid_groups - plan.workgroups.size();
+  ASSERT_GT(others, 20u);
+  EXPECT_EQ(warming_groups(hw, plan, 1, per_group, 1e9).size(), others);
+  EXPECT_TRUE(warming_groups(hw, plan, 1, per_group, per_group * kWarmingGroupCost * 0.9).empty());
+  const std::vector<uint64_t> some = warming_groups(hw, plan, 1, per_group, 5 * per_group * kWarmingGroupCost);
+  ASSERT_EQ(some.size(), 5u);
+  EXPECT_TRUE(std::is_sorted(some.begin(), some.end()));
+  for (uint64_t g : some)
+    EXPECT_EQ(std::count(plan.workgroups.begin(), plan.workgroups.end(), g), 0) << g << " is simulated, not a warming workgroup";
+  EXPECT_GT(some.back() - some.front(), plan.grid_groups / 2) << "the warming workgroups are spread over the grid";
+  LaunchTrace ghosts;
+  for (uint64_t g : some) ghosts.groups.emplace_back(), ghosts.group_ids.push_back(g);
+  SamplePlan partial = plan;
+  plan_warming(hw, partial, ghosts);
+  EXPECT_DOUBLE_EQ(partial.slice.warmed_share, 5.0 / static_cast<double>(others));
+  // More rounds than the device holds at once: no warming (a device round is too many to emulate).
+  SamplePlan rounds = plan_sample(hw, 4 * hw.cus, 1, per_group, so);
+  EXPECT_TRUE(warming_groups(hw, rounds, 1, per_group, 1e12).empty());
+}
+
 TEST(Sampling, SampledMatchesExactWithinItsBoundOnTheCorpus) {
   std::vector<Outcome> all;
   for (const auto& k : corpus::kernels("gfx942")) {
