@@ -20,6 +20,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_kernarg_preload_move());
     moves.push_back(make_barrier_elim_move());
     moves.push_back(make_vmcnt_branches_move());
+    moves.push_back(make_load_hoist_move());
     moves.push_back(make_setprio_move());
     moves.push_back(make_interleave_move());
     moves.push_back(make_widen_move());
