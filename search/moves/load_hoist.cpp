@@ -9,9 +9,9 @@
 // Why every launch: the new order is a permutation of the lines between the barrier and the last
 // moved load; the moved lines H keep their order, the others R keep theirs, and each r in R that a
 // moved h followed is
-//   * a VALU/SALU/MFMA/packed op, an LDS (DS) instruction, s_nop, s_setprio (no effect on values,
-//     GFX9 ISA) or an s_waitcnt that waits on no vmcnt; never a branch, barrier, vector/flat/scalar
-//     memory op or message, so vector-memory operations keep their issue order (vmcnt is an in-order
+//   * a VALU/SALU/MFMA/packed op (not s_setreg/s_getreg or PC arithmetic), an LDS (DS) instruction
+//     (not GWS/GDS), s_nop, s_setprio (no effect on values, GFX9 ISA) or an s_waitcnt that waits on
+//     no vmcnt; never a branch, barrier, vector/flat/scalar memory op or message, so vector-memory operations keep their issue order (vmcnt is an in-order
 //     count, every vmcnt wait covers the same operations) and no load moves across a barrier;
 //   * register-independent of h: neither writes what the other reads or writes (implicit EXEC, VCC,
 //     SCC, M0 included), so each computes from the same values, and each register ends with the same
@@ -23,8 +23,10 @@
 // memory do not alias, so crossing LDS reads and writes changes no value either. Hazard wait states
 // are the static checker's: the edit is rebuilt and checked (with `s_nop 1` after each moved VALU
 // that writes an SGPR or VCC when the plain order needs it) before it is proposed.
-// Refused (no edit): a load whose slice reaches a memory result or an uncrossable instruction (and
-// every load after it, to keep the vmcnt order), blocks without a barrier.
+// A load that cannot move alone (a line between its slice and it feeds the next load and the load
+// overwrites it) is tried again together with the next one.
+// Refused (no edit): a load whose slice reaches a memory result or that cannot move with the loads after
+// it (and every load after it, to keep the vmcnt order), blocks without a barrier.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,7 +53,11 @@ bool computes(const program::Instruction& in) {  // may join a load's address sl
 bool crossable(const program::Instruction& in, bool lgkm_clear) {
   switch (in.cls) {
     case InstClass::DS: return in.mnemonic.find("gws") == std::string::npos && in.text.find(" gds") == std::string::npos;
-    case InstClass::VALU: case InstClass::SALU: case InstClass::VOP3P: case InstClass::MFMA: case InstClass::Nop: return !in.is_branch;
+    case InstClass::SALU:  // hardware-state and PC reads/writes are not register dataflow the check below sees
+      for (const char* m : {"setreg", "getreg", "getpc", "setpc", "swappc", "rfe", "sleep"})
+        if (in.mnemonic.find(m) != std::string::npos) return false;
+      return !in.is_branch;
+    case InstClass::VALU: case InstClass::VOP3P: case InstClass::MFMA: case InstClass::Nop: return !in.is_branch;
     case InstClass::Waitcnt: return in.text.find("vmcnt") == std::string::npos && (lgkm_clear || in.text.find("lgkmcnt") == std::string::npos);
     case InstClass::Other: return in.mnemonic == "s_setprio";
     default: return false;
@@ -118,24 +124,28 @@ class LoadHoistMove final : public Move {
   // The lines to move (sorted) and the last line of the permuted range, for the barrier at `anchor`.
   static std::pair<std::vector<size_t>, size_t> plan(const program::Program& p, size_t anchor, size_t last, bool lgkm_clear) {
     std::set<size_t> moved;
+    std::set<size_t> pending;  // earlier loads (with slices) that can only move together with a later one
     size_t end = anchor;
     for (size_t j = anchor + 1; j <= last; ++j) {
       const program::Line& l = p.text_line(j);
       if (!l.inst) break;
       if (!hoistable_load(*l.inst)) continue;
-      // The load's backward slice among the lines not yet moved.
-      std::set<size_t> take{j};
-      std::vector<program::RegRange> needed(l.inst->uses.begin(), l.inst->uses.end());
-      bool ok = true;
-      for (size_t k = j; k-- > anchor + 1 && ok;) {
-        if (moved.count(k)) continue;
+      // The backward slice of this load and the pending ones among the lines not yet moved.
+      std::set<size_t> take = pending;
+      take.insert(j);
+      std::vector<program::RegRange> needed;
+      for (size_t t : take) needed.insert(needed.end(), p.text_line(t).inst->uses.begin(), p.text_line(t).inst->uses.end());
+      bool ok = true, slice_ok = true;
+      for (size_t k = j; k-- > anchor + 1 && slice_ok;) {
+        if (moved.count(k) || take.count(k)) continue;
         const program::Instruction& in = *p.text_line(k).inst;
         const bool feeds = std::any_of(needed.begin(), needed.end(), [&](const program::RegRange& r) { return in.writes(r); });
         if (!feeds) continue;
-        if (!computes(in)) ok = false;
+        if (!computes(in)) slice_ok = false;
         take.insert(k);
         needed.insert(needed.end(), in.uses.begin(), in.uses.end());
       }
+      if (!slice_ok) break;  // this load and every later one stay (vmcnt order)
       // Every line left in place that a moved line followed must be crossable and independent of it.
       std::set<size_t> all = moved;
       all.insert(take.begin(), take.end());
@@ -146,10 +156,19 @@ class LoadHoistMove final : public Move {
         for (auto h = all.upper_bound(r); h != all.end() && ok; ++h)
           ok = crossable(ri, lgkm_clear) && independent(ri, *p.text_line(*h).inst);
       }
-      if (!ok) break;  // this load and every later one stay (vmcnt order)
+      if (!ok) {  // maybe together with the next load (a line between them feeds it and the load overwrites it)
+        pending = std::move(take);
+        continue;
+      }
       moved = std::move(all);
+      pending.clear();
       end = j;
     }
+    // An s_nop between two moved lines keeps their wait states: it moves with them.
+    for (size_t k = anchor + 2; k < end; ++k)
+      if (!moved.count(k) && moved.count(k - 1) && moved.count(k + 1) && p.text_line(k).inst &&
+          p.text_line(k).inst->cls == InstClass::Nop)
+        moved.insert(k);
     // Nothing gained when every moved line already sat right after the barrier.
     std::vector<size_t> out(moved.begin(), moved.end());
     for (size_t k = 0; k < out.size(); ++k)

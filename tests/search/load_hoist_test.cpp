@@ -54,3 +54,11 @@ TEST(LoadHoistTest, StopsAtWhatItMustNotCross) {
     EXPECT_NE(lines_moved(q), plain);
   }
 }
+
+TEST(LoadHoistTest, EveryGfx942CorpusEditVerifiesEquivalent) {
+  // Wherever else it fires (a barrier followed by global loads it may move), the edit must check clean
+  // and verify EQUIVALENT on the spec's launches.
+  auto move = search::make_load_hoist_move();
+  const std::vector<std::string> changed = run_on_corpus(*move);
+  EXPECT_NE(std::find(changed.begin(), changed.end(), "triton/gfx942/matmul_kernel"), changed.end());
+}
