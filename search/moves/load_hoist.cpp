@@ -21,7 +21,8 @@
 //     share no register with h; so the wait guards nothing h reads or writes.
 // h is a load from global memory (buffer/global, no LDS DMA, no atomic, no store): LDS and global
 // memory do not alias, so crossing LDS reads and writes changes no value either. Hazard wait states
-// are the static checker's: the edit is rebuilt and checked (with `s_nop 1` after each moved VALU
+// are the static checker's (a moved slice holds only VALU/SALU ops, no s_getpc or hardware-state access,
+// whose results do not depend on where they sit): the edit is rebuilt and checked (with `s_nop 1` after each moved VALU
 // that writes an SGPR or VCC when the plain order needs it) before it is proposed.
 // A load that cannot move alone (a line between its slice and it feeds the next load and the load
 // overwrites it) is tried again together with the next one.
@@ -46,17 +47,22 @@ bool hoistable_load(const program::Instruction& in) {
   return global && in.text.find(" lds") == std::string::npos;
 }
 
+// SALU ops whose effect or result is not register dataflow: hardware state, the PC (s_getpc's value
+// depends on where it sits), sleeping.
+bool state_or_pc(const program::Instruction& in) {
+  for (const char* m : {"setreg", "getreg", "getpc", "setpc", "swappc", "rfe", "sleep"})
+    if (in.mnemonic.find(m) != std::string::npos) return true;
+  return false;
+}
+
 bool computes(const program::Instruction& in) {  // may join a load's address slice
-  return in.cls == InstClass::VALU || in.cls == InstClass::SALU || in.cls == InstClass::VOP3P;
+  return in.cls == InstClass::VALU || in.cls == InstClass::VOP3P || (in.cls == InstClass::SALU && !state_or_pc(in));
 }
 
 bool crossable(const program::Instruction& in, bool lgkm_clear) {
   switch (in.cls) {
     case InstClass::DS: return in.mnemonic.find("gws") == std::string::npos && in.text.find(" gds") == std::string::npos;
-    case InstClass::SALU:  // hardware-state and PC reads/writes are not register dataflow the check below sees
-      for (const char* m : {"setreg", "getreg", "getpc", "setpc", "swappc", "rfe", "sleep"})
-        if (in.mnemonic.find(m) != std::string::npos) return false;
-      return !in.is_branch;
+    case InstClass::SALU: return !state_or_pc(in) && !in.is_branch;
     case InstClass::VALU: case InstClass::VOP3P: case InstClass::MFMA: case InstClass::Nop: return !in.is_branch;
     case InstClass::Waitcnt: return in.text.find("vmcnt") == std::string::npos && (lgkm_clear || in.text.find("lgkmcnt") == std::string::npos);
     case InstClass::Other: return in.mnemonic == "s_setprio";
