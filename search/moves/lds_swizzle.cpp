@@ -9,13 +9,16 @@
 // Why every launch: π is a bijection of addresses (an involution: the bits it XORs in, s and s+1,
 // are >= 6 and are not changed) that maps each 16-byte chunk onto one 16-byte chunk, keeping the
 // byte order, and each 64-byte block onto itself. So, provided
-//   * every LDS access of the kernel is a single-address DS read/write the move rewrites (no FLAT,
-//     which may address the LDS aperture, no LDS DMA, no read2/write2, atomics, addtid or GDS ops;
-//     ds_bpermute/ds_permute/ds_swizzle touch no LDS memory and stay), and the kernel calls nothing;
-//   * each access lies inside one 16-byte chunk for every lane: its address register's known low
-//     zero bits and its offset show (address mod 16) + width <= 16;
-//   * the address register plus offset stays below 2^32 (a known bound on the register), so the
-//     hoisted 32-bit sum is the address the DS unit forms;
+//   * every LDS access of the kernel is a DS read/write the move rewrites: single-address, or a
+//     read2/write2 (st64 too) whose two addresses x and x + D one base register can still address
+//     after π, i.e. π(x + D) = π(x) + D in every lane (span_swizzle_refusal says when; the pair is then
+//     issued from π(x) with its offsets relative to the lower one). No FLAT, which may address the LDS
+//     aperture, no LDS DMA, atomics, transposing reads (ds_read_b64_tr_*), addtid or GDS ops;
+//     ds_bpermute/ds_permute/ds_swizzle touch no LDS memory and stay; the kernel calls nothing;
+//   * each access lies inside one 16-byte chunk for every lane: the known zero bits of its address
+//     register plus offset show (address mod 16) + width <= 16;
+//   * the address register plus its largest offset stays below 2^32 (a known bound on the register),
+//     so the hoisted 32-bit sum is the address the DS unit forms;
 //   * the LDS allocation is a multiple of 64 bytes (the static size is checked; the hardware
 //     allocates LDS in blocks of 128 dwords on gfx90a/gfx942 and 320 on gfx950, AMDGPUUsage
 //     compute_pgm_rsrc2.GRANULATED_LDS_SIZE; that the DS range check uses the allocated blocks is
@@ -29,10 +32,12 @@
 // of r that every path to the access passes last (so r holds the same value, in every lane, at the
 // access): v_add o, r; three VALU ops for π, into a register the kernel never used, under a full
 // EXEC (saved and restored in a fresh SGPR pair) so that every lane the access may run holds it.
-// The known bits come from the definitions reaching the register (shifts, masks, adds, bfe, the
-// packed work-item id in v0); a definition that may run under a narrowed EXEC does not hide older
-// ones, and the kernel's EXEC writes must only narrow or restore (no s_or_saveexec with constants,
-// as whole-wave code does).
+// The known bits (which bits are 0, and a bound) come from the definitions reaching the register:
+// shifts, and/or/xor (also or3, xad), adds (an OR where no bit may be 1 in both), mul_lo, bfe_u32,
+// cndmask (either source), and on entry the packed work-item ids in v0, each below the kernel's
+// .max_flat_workgroup_size and 0 where not enabled (work_item_id_bits, the ABI). A definition that
+// may run under a narrowed EXEC does not hide older ones, and the kernel's EXEC writes must only
+// narrow or restore (no s_or_saveexec with constants, as whole-wave code does).
 // Refused (no edit): any of the above failing; no LDS access in the window.
 #include <fmt/format.h>
 
@@ -58,60 +63,100 @@ using program::RegRange;
 constexpr uint64_t kU32Max = 0xffffffffull;
 constexpr size_t kEntry = static_cast<size_t>(-1);  // "the value on kernel entry"
 
-// Bytes of the single-address DS accesses the move rewrites; 0: touches no LDS memory; nullopt:
-// an LDS access it cannot rewrite.
-std::optional<unsigned> ds_width(const std::string& m) {
-  static const std::map<std::string, unsigned> kWidths = {
-      {"ds_read_b32", 4},   {"ds_read_b64", 8},    {"ds_read_b96", 12},   {"ds_read_b128", 16}, {"ds_read_u8", 1},
-      {"ds_read_i8", 1},    {"ds_read_u16", 2},    {"ds_read_i16", 2},    {"ds_write_b8", 1},   {"ds_write_b16", 2},
-      {"ds_write_b32", 4},  {"ds_write_b64", 8},   {"ds_write_b96", 12},  {"ds_write_b128", 16},
-      {"ds_bpermute_b32", 0}, {"ds_permute_b32", 0}, {"ds_swizzle_b32", 0}, {"ds_nop", 0}};
-  auto it = kWidths.find(m);
-  if (it == kWidths.end()) return std::nullopt;
+// The DS accesses the move rewrites: bytes per address, addresses per lane, and the byte unit of the
+// offset fields (read2/write2: offset0/offset1 count elements, st64 64 of them). bytes 0: touches no
+// LDS memory; nullopt: an LDS access it cannot rewrite.
+struct DsShape {
+  unsigned bytes = 0, addresses = 1, unit = 1;
+};
+std::optional<DsShape> ds_shape(const std::string& m) {
+  static const std::map<std::string, DsShape> kShapes = {
+      {"ds_read_b32", {4}},   {"ds_read_b64", {8}},    {"ds_read_b96", {12}},   {"ds_read_b128", {16}}, {"ds_read_u8", {1}},
+      {"ds_read_i8", {1}},    {"ds_read_u16", {2}},    {"ds_read_i16", {2}},    {"ds_write_b8", {1}},   {"ds_write_b16", {2}},
+      {"ds_write_b32", {4}},  {"ds_write_b64", {8}},   {"ds_write_b96", {12}},  {"ds_write_b128", {16}},
+      {"ds_read2_b32", {4, 2, 4}},        {"ds_read2_b64", {8, 2, 8}},        {"ds_write2_b32", {4, 2, 4}},
+      {"ds_write2_b64", {8, 2, 8}},       {"ds_read2st64_b32", {4, 2, 256}},  {"ds_read2st64_b64", {8, 2, 512}},
+      {"ds_write2st64_b32", {4, 2, 256}}, {"ds_write2st64_b64", {8, 2, 512}},
+      {"ds_bpermute_b32", {0}}, {"ds_permute_b32", {0}}, {"ds_swizzle_b32", {0}}, {"ds_nop", {0}}};
+  auto it = kShapes.find(m);
+  if (it == kShapes.end()) return std::nullopt;
   return it->second;
 }
 
 struct Access {
   size_t line = 0;
-  unsigned width = 0;
+  DsShape shape;
   bool write = false;
-  std::string data;  // destination (read) or data (write) operand text
+  std::string data;  // destination (read) or data (write) operand text: "v[0:1]", "v5, v6"
   unsigned addr = 0; // address VGPR
-  unsigned offset = 0;
+  unsigned offset0 = 0, offset1 = 0;  // the offset fields as written (offset: is offset0)
+  // The lowest of the access's addresses is addr + base_offset(); a pair's other one is span() above it.
+  unsigned base_offset() const { return shape.addresses == 2 ? std::min(offset0, offset1) * shape.unit : offset0; }
+  unsigned span() const { return shape.addresses == 2 ? (std::max(offset0, offset1) - std::min(offset0, offset1)) * shape.unit : 0; }
 };
 
-// "ds_read_b128 v[40:43], v10 offset:48" / "ds_write_b32 v5, v12": nullopt for other modifiers.
-std::optional<Access> parse_access(const program::Instruction& in, size_t line, unsigned width) {
+// "ds_read_b128 v[40:43], v10 offset:48" / "ds_write_b32 v5, v12" / "ds_read2_b32 v[0:1], v4 offset0:1 offset1:17" /
+// "ds_write2st64_b64 v11, v[12:13], v[16:17] offset1:8": nullopt for other modifiers.
+std::optional<Access> parse_access(const program::Instruction& in, size_t line, const DsShape& shape) {
   std::string rest = in.text.substr(in.mnemonic.size());
   std::replace(rest.begin(), rest.end(), ',', ' ');
   std::vector<std::string> tok;
   std::stringstream ss(rest);
   for (std::string t; ss >> t;) tok.push_back(t);
   Access a;
-  a.line = line, a.width = width, a.write = in.mnemonic.starts_with("ds_write");
-  if (tok.size() == 3 && tok[2].starts_with("offset:")) {
-    a.offset = static_cast<unsigned>(std::stoul(tok[2].substr(7)));
+  a.line = line, a.shape = shape, a.write = in.mnemonic.starts_with("ds_write");
+  auto number = [](const std::string& t, size_t from) { return static_cast<unsigned>(std::stoul(t.substr(from))); };
+  while (!tok.empty()) {
+    const std::string& t = tok.back();
+    if (shape.addresses == 1 && t.starts_with("offset:")) a.offset0 = number(t, 7);
+    else if (shape.addresses == 2 && t.starts_with("offset0:")) a.offset0 = number(t, 8);
+    else if (shape.addresses == 2 && t.starts_with("offset1:")) a.offset1 = number(t, 8);
+    else break;
     tok.pop_back();
   }
-  if (tok.size() != 2) return std::nullopt;
+  const size_t operands = a.write ? 1 + shape.addresses : 2;
+  if (tok.size() != operands) return std::nullopt;
   auto addr = program::parse_reg(a.write ? tok[0] : tok[1]);
   if (!addr || addr->file != RegFile::VGPR || addr->count != 1) return std::nullopt;
   a.addr = addr->first;
-  a.data = a.write ? tok[1] : tok[0];
+  a.data = a.write ? tok[1] + (shape.addresses == 2 ? ", " + tok[2] : "") : tok[0];
   return a;
 }
 
-// What is known of a 32-bit value in every lane: its trailing zero bits and an upper bound.
+// What is known of a 32-bit value in every lane: the bits known to be 0 and an upper bound.
 struct Bits {
-  unsigned tz = 0;
+  uint32_t zero = 0;
   uint64_t max = kU32Max;
-  static Bits constant(uint64_t v) { v &= kU32Max; return {v ? static_cast<unsigned>(__builtin_ctzll(v)) : 32u, v}; }
-  static Bits meet(const Bits& a, const Bits& b) { return {std::min(a.tz, b.tz), std::max(a.max, b.max)}; }
+  // The bound clears the bits above it; the known zeros bound the value.
+  static Bits of(uint32_t zero, uint64_t max) {
+    max = std::min<uint64_t>(max, kU32Max);
+    zero |= ~static_cast<uint32_t>((1ull << std::bit_width(max)) - 1);
+    return {zero, std::min<uint64_t>(max, static_cast<uint32_t>(~zero))};
+  }
+  static Bits constant(uint64_t v) { return of(~static_cast<uint32_t>(v), v & kU32Max); }
+  static Bits meet(const Bits& a, const Bits& b) { return of(a.zero & b.zero, std::max(a.max, b.max)); }
+  unsigned trailing_zeros() const { return static_cast<unsigned>(std::countr_one(zero)); }
+  uint32_t low_mask() const { return static_cast<uint32_t>((1ull << trailing_zeros()) - 1); }
 };
+
+Bits shl(Bits a, uint64_t s) {
+  s &= 31;  // shift counts use their low 5 bits (ISA: S1[4:0])
+  const uint32_t zero = (a.zero << s) | static_cast<uint32_t>((1ull << s) - 1);
+  return Bits::of(zero, a.max << s);  // a bound past 2^32 is dropped by of(); the known zeros stay
+}
+Bits either(Bits a, Bits b) {  // a | b and a ^ b: 0 where both are, at most a + b
+  return Bits::of(a.zero & b.zero, a.max + b.max);
+}
+Bits add(Bits a, Bits b) {
+  if ((~a.zero & ~b.zero) == 0) return either(a, b);  // no bit may be 1 in both: no carry, the sum is the OR
+  const unsigned tz = std::min(a.trailing_zeros(), b.trailing_zeros());  // may wrap: the low zero bits stay
+  return Bits::of(static_cast<uint32_t>((1ull << tz) - 1), a.max + b.max);
+}
 
 class Analysis {
  public:
-  Analysis(const program::Program& p, const program::Function& f) : p_(p), f_(f) {
+  // `work_item_ids`: the known bits of v0 on entry (the packed work-item ids).
+  Analysis(const program::Program& p, const program::Function& f, Bits work_item_ids) : p_(p), f_(f), work_item_ids_(work_item_ids) {
     const RegRange exec{RegFile::EXEC, 0, 2};
     block_of_.assign(f.end, 0);
     for (size_t b = 0; b < f.blocks.size(); ++b)
@@ -215,9 +260,8 @@ class Analysis {
       if (visited.insert(pb).second) todo.push_back({pb, f_.blocks[pb].last});
   }
 
-  static Bits entry(const RegRange& reg) {
-    // gfx90a+ pack the work-item ids in v0: x in bits 0-9, y in 10-19, z in 20-29 (AMDGPUUsage).
-    if (reg.file == RegFile::VGPR && reg.first == 0) return {0, (1ull << 30) - 1};
+  Bits entry(const RegRange& reg) const {
+    if (reg.file == RegFile::VGPR && reg.first == 0) return work_item_ids_;
     return {};
   }
 
@@ -246,27 +290,51 @@ class Analysis {
       if (k < src.size() && src[k]->kind == program::Operand::Imm) return static_cast<uint64_t>(src[k]->imm) & kU32Max;
       return std::nullopt;
     };
-    auto shl = [](Bits a, uint64_t s) -> Bits {
-      s &= 31;  // shift counts use their low 5 bits (ISA: S1[4:0])
-      Bits r{std::min(32u, a.tz + static_cast<unsigned>(s)), a.max << s};
-      if (r.max > kU32Max) r.max = kU32Max;
-      return r;
+    // Source registers or literals as the text spells them (VOP3 operand lists also hold modifier immediates).
+    auto spelled = [&](size_t k) -> Bits {
+      std::string rest = in.text.substr(in.mnemonic.size());
+      std::replace(rest.begin(), rest.end(), ',', ' ');
+      std::stringstream ss(rest);
+      std::vector<std::string> tok;
+      for (std::string t; ss >> t;) tok.push_back(t);
+      if (k + 1 >= tok.size()) return {};
+      if (auto r = program::parse_reg(tok[k + 1]); r && (r->file == RegFile::VGPR || r->file == RegFile::SGPR))
+        return value(d, *r, depth + 1);
+      try {
+        size_t used = 0;
+        const long long v = std::stoll(tok[k + 1], &used, 0);
+        if (used == tok[k + 1].size()) return Bits::constant(static_cast<uint64_t>(v));
+      } catch (const std::exception&) {
+      }
+      return {};
     };
-    auto add = [](Bits a, Bits b) -> Bits {
-      Bits r{std::min(a.tz, b.tz), a.max + b.max};
-      if (r.max > kU32Max) r.max = kU32Max;  // may wrap: the low zero bits stay
-      return r;
+    auto mul = [](Bits a, Bits b) -> Bits {
+      const unsigned tz = std::min(32u, a.trailing_zeros() + b.trailing_zeros());  // the low zero bits of a product survive the wrap
+      const bool fits = a.max == 0 || b.max <= kU32Max / a.max;
+      return Bits::of(static_cast<uint32_t>((1ull << tz) - 1), fits ? a.max * b.max : kU32Max);
     };
     if (m == "v_mov_b32" || m == "s_mov_b32") return arg(0);
+    if (m == "v_xor_b32" || m == "s_xor_b32" || m == "v_or_b32" || m == "s_or_b32") return either(arg(0), arg(1));
+    if (m == "v_or3_b32") return either(either(arg(0), arg(1)), arg(2));
+    if (m == "v_add3_u32") return add(add(arg(0), arg(1)), arg(2));
+    if (m == "v_xad_u32") return add(either(arg(0), arg(1)), arg(2));  // (a ^ b) + c
+    if (m == "v_lshrrev_b32" && imm(0)) {
+      const unsigned sh = static_cast<unsigned>(*imm(0) & 31);
+      const Bits a = arg(1);
+      return Bits::of((a.zero >> sh) | ~(0xffffffffu >> sh), a.max >> sh);
+    }
+    if (m == "v_mul_lo_u32" || m == "s_mul_i32") return mul(arg(0), arg(1));
+    if (m == "v_cndmask_b32") return Bits::meet(spelled(0), spelled(1));  // either source, per lane
     if (m == "v_lshlrev_b32" && imm(0)) return shl(arg(1), *imm(0));
     if (m == "s_lshl_b32" && imm(1)) return shl(arg(0), *imm(1));
-    if (m == "v_add_u32" || m == "s_add_u32" || m == "v_or_b32" || m == "s_or_b32") return add(arg(0), arg(1));
+    if (m == "v_add_u32" || m == "s_add_u32") return add(arg(0), arg(1));
     if (m == "v_and_b32" || m == "s_and_b32") {
-      Bits a = arg(0), b = arg(1);
-      return {std::max(a.tz, b.tz), std::min(a.max, b.max)};
+      const Bits a = arg(0), b = arg(1);
+      return Bits::of(a.zero | b.zero, std::min(a.max, b.max));
     }
-    if (m == "v_bfe_u32" && imm(2)) return {0, (1ull << (*imm(2) & 31)) - 1};  // width S2[4:0]
-    if ((m == "v_lshl_add_u32" || m == "v_lshl_or_b32") && imm(1)) return add(shl(arg(0), *imm(1)), arg(2));
+    if (m == "v_bfe_u32" && imm(2)) return Bits::of(0, (1ull << (*imm(2) & 31)) - 1);  // width S2[4:0]
+    if (m == "v_lshl_add_u32" && imm(1)) return add(shl(arg(0), *imm(1)), arg(2));
+    if (m == "v_lshl_or_b32" && imm(1)) return either(shl(arg(0), *imm(1)), arg(2));
     if (m == "v_add_lshl_u32" && imm(2)) return shl(add(arg(0), arg(1)), *imm(2));
     return {};
   }
@@ -275,7 +343,25 @@ class Analysis {
   const program::Function& f_;
   std::vector<size_t> block_of_;
   std::vector<bool> exec_prefix_;
+  Bits work_item_ids_;
 };
+
+// What the ABI says of v0 on entry (AMDGPUUsage, "Initial Kernel Execution State"): gfx90a+ pack the
+// work-item ids, x in bits 0-9, y in 10-19, z in 20-29, only those compute_pgm_rsrc2.enable_vgpr_workitem_id
+// enables (the others are 0; the emulator's dispatch does the same); each id is below the kernel's
+// .max_flat_workgroup_size (1024 when absent), which no launch may exceed. The compilers rely on the
+// same facts: Triton's code uses v0 unmasked as the x id.
+Bits work_item_id_bits(const program::Program& p, const std::string& kernel) {
+  uint64_t flat = 1024;
+  if (const codeobj::Metadata* md = p.metadata())
+    if (const codeobj::KernelMetadata* k = md->kernel(kernel); k && k->max_flat_workgroup_size)
+      flat = std::min<uint64_t>(k->max_flat_workgroup_size, 1024);
+  const unsigned ids = p.kernel_descriptor(kernel).workitem_id_vgprs();  // 0: x, 1: x and y, 2: x, y and z
+  uint64_t max = flat - 1;
+  if (ids >= 1) max = ((flat - 1) << 10) | 1023;
+  if (ids >= 2) max = ((flat - 1) << 20) | ((1ull << 20) - 1);
+  return Bits::of(0, max);
+}
 
 bool is_vector_alu(const program::Instruction& in) {
   return in.cls == program::InstClass::VALU || in.cls == program::InstClass::VOP3P;
@@ -286,6 +372,7 @@ struct Plan {
   std::vector<Access> accesses;
   std::vector<std::tuple<size_t, unsigned, unsigned>> hoisted;
   std::vector<unsigned> slot_of;  // per access, its hoisted address
+  std::vector<Bits> base_bits;    // per access, the known bits of its lowest address
 };
 
 // The plan, or why there is none (`why`).
@@ -308,15 +395,15 @@ std::optional<Plan> plan(const program::Program& p, const std::string& kernel, s
     if (in.cls == program::InstClass::FLAT) return refuse(fmt::format("{} may address LDS through the flat aperture", in.text));
     if (m.find("_lds") != m.npos || in.text.find(" lds") != std::string::npos) return refuse(fmt::format("{} writes LDS by DMA", in.text));
     if (!m.starts_with("ds_")) continue;
-    auto w = ds_width(m);
-    if (!w) return refuse(fmt::format("{}: not a single-address LDS read or write", in.text));
-    if (*w == 0) continue;
-    auto a = parse_access(in, i, *w);
+    auto shape = ds_shape(m);
+    if (!shape) return refuse(fmt::format("{}: not an LDS read or write the move rewrites", in.text));
+    if (shape->bytes == 0) continue;
+    auto a = parse_access(in, i, *shape);
     if (!a) return refuse(fmt::format("{}: an operand or modifier the move does not rewrite", in.text));
     plan.accesses.push_back(*a);
   }
   if (plan.accesses.empty()) return refuse("no LDS access");
-  Analysis an(p, f);
+  Analysis an(p, f, work_item_id_bits(p, kernel));
   if (!an.exec_writes_only_narrow_or_restore()) return refuse("an EXEC write that may enable lanes (not a saveexec narrowing or its restore)");
 
   // Per access: the one definition of its address register every path passes last, and the proof
@@ -332,17 +419,51 @@ std::optional<Plan> plan(const program::Program& p, const std::string& kernel, s
     if (!dl.inst || !is_vector_alu(*dl.inst))
       return refuse(fmt::format("{}: its address comes from {}, not a VALU result", text, dl.inst ? dl.inst->text : dl.text));
     const Bits b = an.value(a.line, r);
-    if (b.max + a.offset > kU32Max) return refuse(fmt::format("{}: no bound keeps the address below 2^32", text));
-    const unsigned tz = std::min(b.tz, 4u);
-    const unsigned worst = (16 - (1u << tz)) + (a.offset % (1u << tz));  // largest address mod 16
-    if (worst + a.width > 16)
-      return refuse(fmt::format("{}: the address is known {}-byte aligned only: the access may straddle 16-byte chunks", text, 1u << tz));
-    auto key = std::make_pair(d, std::make_pair(a.addr, a.offset));
+    const uint64_t low = a.base_offset();
+    if (b.max + low + a.span() > kU32Max) return refuse(fmt::format("{}: no bound keeps the address below 2^32", text));
+    // A pair's second address has the first's low bits (span_swizzle_refusal requires the span to be a
+    // multiple of 64), so the check of the first covers both.
+    const Bits x = add(b, Bits::constant(low));
+    const unsigned worst = ~x.zero & 15;  // the largest the address may be mod 16
+    if (worst + a.shape.bytes > 16)
+      return refuse(fmt::format("{}: the address is known {}-byte aligned only: the access may straddle 16-byte chunks", text,
+                                1u << std::min(x.trailing_zeros(), 4u)));
+    plan.base_bits.push_back(x);
+    auto key = std::make_pair(d, std::make_pair(a.addr, static_cast<unsigned>(low)));
     auto [it, fresh] = slot.emplace(key, static_cast<unsigned>(plan.hoisted.size()));
-    if (fresh) plan.hoisted.emplace_back(d, a.addr, a.offset);
+    if (fresh) plan.hoisted.emplace_back(d, a.addr, static_cast<unsigned>(low));
     plan.slot_of.push_back(it->second);
   }
   return plan;
+}
+
+// Why π with source bits `shift`, shift + 1 cannot keep a read2/write2 one instruction ("" when it can):
+// its two addresses x and x + D are rewritten through one base register, so π(x + D) must be π(x) + D for
+// every lane. With D a multiple of 64 (no bit below 6, so adding it commutes with XORing bits 4-5) it is
+// when x + D has x's bits shift and shift + 1: when L = D mod 2^(shift + 2) is 0 (no carry reaches them),
+// or when L < 2^shift and every bit of L is known 0 in x (x + L = x | L, no carry at all). Otherwise the two
+// may take different terms; no split into two single-address accesses (a split write would order two
+// writes the pair issues at once, and the model's pairing of a read2's addresses in one phase is not
+// sourced: what a split would gain there is not known).
+std::string span_swizzle_refusal(const program::Program& p, const Plan& plan, unsigned shift) {
+  for (size_t k = 0; k < plan.accesses.size(); ++k) {
+    const Access& a = plan.accesses[k];
+    const uint64_t span = a.span(), low_bits = span % (1ull << (shift + 2));
+    const uint32_t known_zero = plan.base_bits[k].zero;
+    if (span % 64 == 0 && (low_bits == 0 || (low_bits < (1ull << shift) && (known_zero & low_bits) == low_bits))) continue;
+    return fmt::format("{}: its two addresses are {} bytes apart and may take different XOR terms ((address >> {}) & 3)",
+                       p.text_line(a.line).inst->text, span, shift);
+  }
+  return "";
+}
+
+// The source bits of π's XOR term, in the order the move tries them: first those just above one pass over
+// the banks (32 banks x 4 B = 128 B: bits 7-8; gfx950's 64: bits 8-9; timing/hw_params.h, S11), where
+// rows of a 64-byte-stride tile that share banks differ; then the neighbouring choices. Timing decides.
+std::vector<unsigned> swizzle_shifts(const program::Program& p) {
+  const unsigned banks = timing::hw_params(p.original().target().arch).lds_banks;
+  const unsigned above = static_cast<unsigned>(std::bit_width(banks * 4u) - 1);
+  return {above, above - 1, above + 1};
 }
 
 class LdsSwizzleMove final : public Move {
@@ -366,13 +487,9 @@ class LdsSwizzleMove final : public Move {
     const unsigned saved = static_cast<unsigned>((use.max_sgpr + 2) & ~1);  // an even SGPR pair above every used one
 
     std::vector<Edit> out;
-    // First the source bits just above one pass over the banks (32 banks x 4 B = 128 B: bits 7-8;
-    // gfx950's 64: bits 8-9; timing/hw_params.h, S11), where rows of a 64-byte-stride tile that share
-    // banks differ; then the neighbouring choices. Timing decides.
-    const unsigned banks = timing::hw_params(p.original().target().arch).lds_banks;
-    const unsigned above = static_cast<unsigned>(std::bit_width(banks * 4u) - 1);
-    for (const unsigned shift : {above, above - 1, above + 1}) {
+    for (const unsigned shift : swizzle_shifts(p)) {
       if (out.size() >= c.max_edits) break;
+      if (!span_swizzle_refusal(p, *pl, shift).empty()) continue;
       Edit e;
       e.kernel = c.kernel, e.move = name(), e.proposer = proposer();
       // Hoisted address computations, grouped per definition line.
@@ -396,7 +513,14 @@ class LdsSwizzleMove final : public Move {
         const Access& a = accesses[k];
         const std::string& m = p.text_line(a.line).inst->mnemonic;
         const unsigned v = first_new + slot_of[k];
-        e.hunks.push_back(make_hunk(p, a.line, a.line, {a.write ? fmt::format("{} v{}, {}", m, v, a.data) : fmt::format("{} {}, v{}", m, a.data, v)}));
+        std::string offsets;  // a pair's offsets relative to its lower address, now the base
+        if (a.shape.addresses == 2) {
+          const unsigned low = std::min(a.offset0, a.offset1);
+          if (a.offset0 != low) offsets += fmt::format(" offset0:{}", a.offset0 - low);
+          if (a.offset1 != low) offsets += fmt::format(" offset1:{}", a.offset1 - low);
+        }
+        e.hunks.push_back(make_hunk(p, a.line, a.line,
+                                    {a.write ? fmt::format("{} v{}, {}{}", m, v, a.data, offsets) : fmt::format("{} {}, v{}{}", m, a.data, v, offsets)}));
       }
       try {
         if (!rebuilds_clean(apply_edit(p, e), c.kernel)) continue;
@@ -418,7 +542,14 @@ std::unique_ptr<Move> make_lds_swizzle_move() { return std::make_unique<LdsSwizz
 
 std::string lds_swizzle_refusal(const program::Program& p, const std::string& kernel) {
   std::string why;
-  return plan(p, kernel, why) ? "" : why;
+  const std::optional<Plan> pl = plan(p, kernel, why);
+  if (!pl) return why;
+  for (const unsigned shift : swizzle_shifts(p)) {
+    const std::string span = span_swizzle_refusal(p, *pl, shift);
+    if (span.empty()) return "";
+    if (why.empty()) why = span;  // the first (bank-aware) shift's reason
+  }
+  return why;
 }
 
 }  // namespace asmevo::search

@@ -19,12 +19,14 @@ std::unique_ptr<Move> make_widen_move();             // widen.cpp
 std::unique_ptr<Move> make_dpp_permute_move();       // dpp_permute.cpp
 std::unique_ptr<Move> make_pk_math_move();           // pk_math.cpp
 std::unique_ptr<Move> make_lds_swizzle_move();       // lds_swizzle.cpp
+std::unique_ptr<Move> make_load_hoist_move();        // load_hoist.cpp
 std::unique_ptr<Move> make_dead_code_move();         // dead_code.cpp
 std::unique_ptr<Move> make_nop_minimize_move();      // nop_minimize.cpp
 std::unique_ptr<Move> make_register_compact_move();  // register_compact.cpp
 std::unique_ptr<Move> make_reschedule_move();        // reschedule.cpp
 std::unique_ptr<Move> make_specialize_move();        // specialize.cpp
 std::unique_ptr<Move> make_loop_pipeline_move();     // loop_pipeline.cpp
+std::unique_ptr<Move> make_tile_load_batch_move();   // tile_load_batch.cpp
 
 // stochastic.cpp
 std::unique_ptr<Move> make_stochastic_swap_move();

@@ -4,7 +4,6 @@
 
 #include "search/move.h"
 #include "search/moves/moves.h"
-#include "search/moves/tile_load_batch.h"
 #include "support/error.h"
 
 namespace asmevo::search {
@@ -22,6 +21,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_kernarg_preload_move());
     moves.push_back(make_barrier_elim_move());
     moves.push_back(make_vmcnt_branches_move());
+    moves.push_back(make_load_hoist_move());
     moves.push_back(make_setprio_move());
     moves.push_back(make_interleave_move());
     moves.push_back(make_widen_move());

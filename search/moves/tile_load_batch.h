@@ -2,16 +2,11 @@
 // argument).
 #pragma once
 #include <cstddef>
-#include <memory>
 #include <string>
 
 #include "program/program.h"
-#include "search/move.h"
 
 namespace asmevo::search {
-
-// The move (registry.cpp; declared here rather than in moves.h so that adding it rebuilds no other move).
-std::unique_ptr<Move> make_tile_load_batch_move();
 
 // Why the move leaves the `s_waitcnt vmcnt(0)` at .text line `wait_line` of `kernel` as it is, or ""
 // when it would batch the loads after it with the ones before it.

@@ -23,12 +23,25 @@ TEST(LdsSwizzleTest, TransposedTileGemmsVerifyEquivalent) {
 
 TEST(LdsSwizzleTest, RefusesWhatItCannotProve) {
   auto move = search::make_lds_swizzle_move();
-  // kb_matmul_f32 reads its B tile with ds_read2_b32 (two addresses per lane): no edit.
+  // kb_matmul_f32 reads its B tile with ds_read2_b32 at Bs[k][tx] and Bs[k + 1][tx], 64 bytes apart: bit 6 of
+  // the first address is tx's, so the second may carry into bits 7-8 and take another XOR term. One base
+  // register cannot address both after π: no edit.
   for (const corpus::Kernel& k : corpus::kernels("gfx942", {"kb_matmul_f32"})) {
     const auto p = program::Program::recover(load(k.code_object));
-    EXPECT_NE(search::lds_swizzle_refusal(p, k.name).find("not a single-address LDS read or write"), std::string::npos)
+    EXPECT_NE(search::lds_swizzle_refusal(p, k.name).find("64 bytes apart and may take different XOR terms"), std::string::npos)
         << search::lds_swizzle_refusal(p, k.name);
     EXPECT_TRUE(propose_whole(*move, p, k.name).empty()) << k.label();
+  }
+  // An LDS atomic is no read or write the move rewrites.
+  {
+    const corpus::Kernel k = corpus::kernels("gfx942", {"kb_gemm_add_relu_f32"}).at(0);
+    program::Program q = program::Program::recover(load(k.code_object));
+    const size_t at = find_line(q, k.name, "v_lshlrev_b32_e32 v10, 6, v7");
+    ASSERT_NE(at, 0u);
+    q.insert_before(at, {"ds_add_u32 v10, v7"});
+    const auto r = program::Program::recover(rebuilt(q, "atomic.co"));
+    EXPECT_NE(search::lds_swizzle_refusal(r, k.name).find("not an LDS read or write the move rewrites"), std::string::npos)
+        << search::lds_swizzle_refusal(r, k.name);
   }
 
   const corpus::Kernel k = corpus::kernels("gfx942", {"kb_gemm_add_relu_f32"}).at(0);
@@ -89,7 +102,8 @@ TEST(LdsSwizzleTest, EveryCorpusKernelGetsAPlanOrAReason) {
     std::cout << "[lds-swizzle] " << k.label() << ": " << (why.empty() ? "plan" : why) << "\n";
     if (why.empty()) planned.insert(k.name);
   }
-  for (const char* gemm : {"kb_matmul_tb_f32", "kb_gemm_add_relu_f32", "kb_gemm_mul_leakyrelu_f32", "kb_matmul_div_gelu_f32"})
+  for (const char* gemm : {"kb_matmul_tb_f32", "kb_gemm_add_relu_f32", "kb_gemm_mul_leakyrelu_f32", "kb_matmul_div_gelu_f32",
+                           "matmul_kernel", "matmul_128_kernel"})
     EXPECT_TRUE(planned.count(gemm)) << gemm;
   std::cout << "[lds-swizzle] a plan for " << planned.size() << " of " << kernels << " gfx942 corpus kernels\n";
 }
@@ -110,4 +124,48 @@ TEST(LdsSwizzleTest, Gfx90aAndGfx950EditsVerifyEquivalent) {
       EXPECT_TRUE(report.clean()) << k.label() << report.to_text();
       EXPECT_EQ(verdict(k0, k1, asmevo::testing::spec_without_perf(k.spec)), verify::Verdict::Equivalent) << k.label();
     }
+}
+
+TEST(LdsSwizzleTest, TritonMatmulsVerifyEquivalent) {
+  // Triton's tiled GEMMs: their addresses are XOR/OR/shift/cndmask/v_xad trees of the work-item id, whose
+  // bound comes from .max_flat_workgroup_size (256) with only the x id enabled. matmul_128_kernel's
+  // ds_read2st64_b64/ds_write2st64_b64 pairs are 4096 bytes apart (a multiple of 2^(s + 2), one XOR term)
+  // and its ds_write2_b32 pairs 64 bytes apart from a base whose bit 6 is known 0 (no carry): all stay one
+  // instruction, so s = 6, which needs 64 < 2^6, is skipped there.
+  auto move = search::make_lds_swizzle_move();
+  std::string fired;
+  const size_t n = judge_edits(*move, {"matmul_kernel", "matmul_128_kernel"}, 3, &fired);
+  EXPECT_EQ(fired, "matmul_kernel matmul_128_kernel ");
+  EXPECT_EQ(n, 5u);  // matmul_kernel s = 7, 6, 8; matmul_128_kernel s = 7, 8
+  for (const corpus::Kernel& k : corpus::kernels("gfx942", {"matmul_128_kernel"})) {
+    const auto p = program::Program::recover(load(k.code_object));
+    const auto edits = propose_whole(*move, p, k.name);
+    ASSERT_EQ(edits.size(), 2u);
+    // The pair stays one instruction on the new base with its offsets unchanged relative to the lower one.
+    EXPECT_NE(edits[0].diff().find("ds_write2_b32 v"), std::string::npos) << edits[0].diff();
+    EXPECT_NE(edits[0].diff().find("offset0:16 offset1:24"), std::string::npos) << edits[0].diff();
+  }
+}
+
+TEST(LdsSwizzleTest, TritonMatmulsOnGfx90aVerifyEquivalentAndOnGfx950Refuse) {
+  // gfx90a: both GEMMs, matmul_128_kernel with its read2st64/write2st64/write2 pairs, as on gfx942. gfx950:
+  // Triton reads the B tile with the transposing ds_read_b64_tr_b16 there (refused: a lane's bytes come
+  // from other lanes' addresses).
+  auto move = search::make_lds_swizzle_move();
+  for (const auto& [arch, kernel] : std::vector<std::pair<std::string, std::string>>{{"gfx90a", "matmul_128_kernel"}, {"gfx90a", "matmul_kernel"}})
+    for (const corpus::Kernel& k : corpus::kernels(arch, {kernel})) {
+      auto k0 = load(k.code_object);
+      auto p = program::Program::recover(k0);
+      auto edits = propose_whole(*move, p, k.name);
+      ASSERT_FALSE(edits.empty()) << k.label() << ": " << search::lds_swizzle_refusal(p, k.name);
+      auto k1 = rebuilt(search::apply_edit(p, edits[0]), "k1.co");
+      auto report = checked(k1, k.name);
+      EXPECT_TRUE(report.clean()) << k.label() << report.to_text();
+      EXPECT_EQ(verdict(k0, k1, asmevo::testing::spec_without_perf(k.spec)), verify::Verdict::Equivalent) << k.label() << "\n"
+                                                                                                           << edits[0].diff();
+    }
+  for (const corpus::Kernel& k : corpus::kernels("gfx950", {"matmul_kernel", "matmul_128_kernel"})) {
+    const auto p = program::Program::recover(load(k.code_object));
+    EXPECT_NE(search::lds_swizzle_refusal(p, k.name).find("ds_read_b64_tr_b16"), std::string::npos) << search::lds_swizzle_refusal(p, k.name);
+  }
 }
