@@ -10,7 +10,8 @@
 // float=F32, double=F64, u32=B32, i32=I32, u64=B64, i64=I64, _Float16=F16, u16=B16, i16=I16, and
 // bool = a lane mask (VCC / SGPR pair, one bit per lane). For VALU units:
 //   * sources are read into 64-lane arrays (VGPR per lane, SGPR/constant broadcast), float abs/neg
-//     applied, f32 denormals flushed when MODE says so; DPP/SDWA go through the Hooks;
+//     applied, f32 denormals flushed when MODE says so; DPP/SDWA go through the Hooks; on the 32-bit
+//     integer sources of a kSignBitSourceMods unit (v_cndmask_b32) abs/neg are sign_bit_mods;
 //   * the lambda runs in a tight loop over all 64 lanes (vectorizable; inactive lanes are computed
 //     and discarded);
 //   * the result gets omod and clamp (floats), then is written under EXEC; a bool result is a
@@ -165,6 +166,10 @@ template <class T> inline void read_lanes(const ExecContext& ctx, const Wave& w,
       if constexpr (std::is_same_v<T, float>)
         if (w.flush_f32)
           for (unsigned l = 0; l < kWaveSize; ++l) out[l] = detail::flush(out[l]);
+    } else if constexpr (std::is_same_v<T, u32>) {
+      // Set only on a kSignBitSourceMods unit's sources (pre-decode refuses them on other integer slots).
+      if (o.abs || o.neg)
+        for (unsigned l = 0; l < kWaveSize; ++l) out[l] = sign_bit_mods(out[l], o.abs, o.neg);
     }
     (void)ctx;
   }

@@ -62,6 +62,19 @@ template <class To, class From> constexpr To to(From x) { return static_cast<To>
 template <class T, class B> constexpr Carry<T, B> carry(T d, B c) { return {d, c}; }
 template <class T> constexpr uint32_t popcount(T x) { return static_cast<uint32_t>(std::popcount(static_cast<std::make_unsigned_t<T>>(x))); }
 
+// The VOP3/DPP/SDWA source modifiers of a unit registered with kSignBitSourceMods (v_cndmask_b32):
+// abs clears and neg flips bit 31 of the raw 32 bits, -|x| sets it. No float arithmetic: no denormal
+// flush, NaN payloads kept, integers with bit 31 set are changed the same way. Why: LLVM folds only
+// ISD::FNEG / ISD::FABS of a select's operands into these modifiers (AMDGPUISelDAGToDAG.cpp,
+// SelectVOP3ModsNonCanonicalizing: IsCanonicalizing = false also keeps `fsub -0, x` out), and the
+// LangRef defines fneg as "a copy of the operand with its sign bit flipped" and fabs as clearing it.
+// One definition: the emulator (emu/alu.h read_lanes) and the prover (prove/units.cpp read_arg) call it.
+template <class T> constexpr T sign_bit_mods(T bits, bool abs, bool neg) {
+  if (abs) bits = bits & 0x7fffffffu;
+  if (neg) bits = bits ^ 0x80000000u;
+  return bits;
+}
+
 template <std::floating_point T> constexpr bool is_nan(T x) { return x != x; }
 template <std::floating_point T> inline T fused_mul_add(T a, T b, T c) { return std::fma(a, b, c); }
 template <std::floating_point T> inline T min_num(T a, T b) { return std::fmin(a, b); }

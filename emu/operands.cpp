@@ -186,7 +186,8 @@ bool parse_operand(std::string_view tok, Ty ty, const OperandEnv& env, Operand& 
     if (s.starts_with("abs(") && s.ends_with(")")) out.abs = true, s = s.substr(4, s.size() - 5);
     if (s.starts_with("sext(") && s.ends_with(")")) out.sext = true, s = s.substr(5, s.size() - 6);
   }
-  if ((out.neg || out.abs) && !ty_is_float(ty) && ty != Ty::Any) {
+  const bool sign_bit_slot = env.sign_bit_mods && ty == Ty::B32;  // emu/generic.h sign_bit_mods
+  if ((out.neg || out.abs) && !ty_is_float(ty) && ty != Ty::Any && !sign_bit_slot) {
     err = "input modifier on a non-float operand '" + std::string(tok) + "'";
     return false;
   }

@@ -21,6 +21,7 @@ bool is_modifier_token(std::string_view tok);
 struct OperandEnv {
   unsigned accum_offset = 0;  // unified-file index of a0 (gfx90a+)
   bool has_agprs_unified = true;
+  bool sign_bit_mods = false;  // the unit's 32-bit integer sources take abs/neg as sign-bit ops (kSignBitSourceMods)
 };
 
 // Parses one operand for a slot of type `ty`. Returns false with `err` set when it cannot.

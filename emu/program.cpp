@@ -35,6 +35,28 @@ void to_reg_uses(const std::vector<program::RegRange>& in, unsigned accum_offset
   }
 }
 
+// Source modifiers LLVM assembles and prints but the emulator gives no meaning, refused rather than ignored.
+void refuse_undefined_source_mods(const ExecInst& in, const SemanticEntry& e, const std::string& where) {
+  // VOP3P NEG_LO/NEG_HI negate float elements; llvm-mc-22 also takes them on the integer packed units
+  // (v_pk_mov_b32, v_pk_add_u16, v_dot4_i32_i8, ...), where the ISA says nothing of what they do.
+  if (in.mods.neg_lo || in.mods.neg_hi) {
+    bool float_source = false;
+    for (unsigned j = 0; j < e.nsrc; ++j) float_source |= ty_is_float(e.src[j]);
+    if (!float_source)
+      throw Error(fmt::format("unsupported modifier: neg_lo/neg_hi on {}, whose sources are integers, at 0x{:x}", in.raw->mnemonic,
+                              in.raw->address),
+                  where, "the ISA defines NEG_LO/NEG_HI for float sources only (LLVM folds fneg into packed float units only): drop the modifier, or report the kernel that has it");
+  }
+  // SDWA: whether a sign-bit modifier acts before or after a sub-dword select (and its zero extension)
+  // is not documented for v_cndmask_b32; a whole-dword source is unambiguous.
+  if ((e.flags & kSignBitSourceMods) && in.mods.sdwa.present)
+    for (unsigned j = 0; j < 2 && j < in.nsrc; ++j)
+      if ((in.src[j].abs || in.src[j].neg) && (j ? in.mods.sdwa.src1_sel : in.mods.sdwa.src0_sel) != SdwaMods::Dword)
+        throw Error(fmt::format("unsupported: an abs/neg source with a sub-dword src{}_sel on {} at 0x{:x}", j, in.raw->mnemonic,
+                                in.raw->address),
+                    where, "the order of the SDWA select and the sign-bit modifier is not documented; select DWORD or drop the modifier");
+}
+
 }  // namespace
 
 ExecInst predecode(const program::Instruction& raw, unsigned num_vregs, unsigned accum_offset, const std::string& kernel) {
@@ -90,6 +112,7 @@ ExecInst predecode(const program::Instruction& raw, unsigned num_vregs, unsigned
                             raw.mnemonic, ops.size(), e->stem, e->ndst, e->nsrc),
                 where, "fix the operand signature in emu/semantics", kExitInternal);
   OperandEnv env{accum_offset};
+  env.sign_bit_mods = (e->flags & kSignBitSourceMods) != 0;
   size_t k = 0;
   for (; k < ops.size() && k < e->ndst; ++k) {
     std::string err;
@@ -103,6 +126,7 @@ ExecInst predecode(const program::Instruction& raw, unsigned num_vregs, unsigned
     if (!parse_operand(ops[k], ty, env, in.src[j], err)) throw Error(err, where, kFix);
     in.nsrc = static_cast<uint8_t>(j + 1);
   }
+  refuse_undefined_source_mods(in, *e, where);
   // Register bounds (the wave only has the registers its kernel descriptor allocates).
   auto check = [&](const Operand& o) {
     if (o.kind == Operand::VGPR && o.index + o.count > num_vregs)

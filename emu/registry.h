@@ -34,6 +34,9 @@ enum EntryFlags : uint32_t {
   // float clamp, so `clamp` (integer saturation) on such a unit is refused at pre-decode unless the
   // unit also says kIntClampOk.
   kIntResult = 1u << 13,
+  // VOP3/DPP/SDWA abs/neg on the unit's B32 sources are sign-bit operations on the raw bits, not float
+  // ones (v_cndmask_b32: a move; emu/generic.h sign_bit_mods). Without it they are refused on integer slots.
+  kSignBitSourceMods = 1u << 14,
   // Set by valu<>/salu<> (emu/alu.h): the unit is a pure function of its operands (VALU: per lane, with
   // the framework's modifiers; SALU: of its operands, SCC and EXEC). The prover may model such a unit
   // it has no generic definition of as an uninterpreted function (prove/, docs/prove.md).

@@ -120,13 +120,17 @@ z3::expr mask_bit(Machine& m, const Operand& o, unsigned lane) {
   return b.extract(lane, lane) == m.ctx().bv_val(1, 1);
 }
 
-// `float_srcs`: a bit per source read as a float, on which abs/neg are modeled (as emu::read_lanes).
+// `float_srcs`: a bit per source read as a float, on which abs/neg are modeled (as emu::read_lanes);
+// abs/neg are also modeled on the B32 sources of a kSignBitSourceMods unit (read_arg, sign_bit_mods).
 void check_plain(const ExecInst& in, const char* what, unsigned float_srcs = 0) {
   if (in.mods.dpp.present || in.mods.sdwa.present) throw Unsupported{fmt::format("DPP/SDWA form of {}", what)};
   if (in.mods.op_sel || in.mods.clamp || in.mods.omod) throw Unsupported{fmt::format("op_sel/clamp/omod on {}", what)};
+  const bool sign_bit_unit = in.entry && (in.entry->flags & emu::kSignBitSourceMods);
   for (unsigned i = 0; i < in.nsrc; ++i) {
     if (in.src[i].sext) throw Unsupported{fmt::format("source modifiers on {}", what)};
-    if ((in.src[i].abs || in.src[i].neg) && !(float_srcs >> i & 1)) throw Unsupported{fmt::format("source modifiers on {}", what)};
+    const bool sign_bit_src = sign_bit_unit && in.entry->src[i] == emu::Ty::B32;
+    if ((in.src[i].abs || in.src[i].neg) && !(float_srcs >> i & 1) && !sign_bit_src)
+      throw Unsupported{fmt::format("source modifiers on {}", what)};
   }
 }
 
@@ -164,7 +168,13 @@ template <class P> auto read_arg(Machine& m, const ExecInst& in, unsigned idx, u
   using A = std::remove_cvref_t<P>;
   if constexpr (std::is_same_v<A, Sym<bool>>) return Sym<bool>(mask_bit(m, in.src[idx], lane));
   else if constexpr (is_float_sym<A>) return read_float<value_t<A>>(m, in.src[idx], lane);
-  else return A(bits_of(m, in.src[idx], kWidth<value_t<A>>, static_cast<int>(lane)));
+  else {
+    A bits(bits_of(m, in.src[idx], kWidth<value_t<A>>, static_cast<int>(lane)));
+    const Operand& o = in.src[idx];
+    if constexpr (std::is_same_v<value_t<A>, uint32_t>)  // a kSignBitSourceMods unit's source (check_plain)
+      if (o.abs || o.neg) return emu::sign_bit_mods(bits, o.abs, o.neg);
+    return bits;
+  }
 }
 
 template <class R> z3::expr term_of(const R& r) {

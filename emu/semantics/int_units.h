@@ -101,8 +101,10 @@ template <class R> void int_valu_units(R& r) {
     auto t = to<uint64_t>(b) - to<uint64_t>(a) - to<uint64_t>(c);
     return carry(to<uint32_t>(t), (t >> 32) != 0u);
   }>("v_subbrev_co_u32");
-  // v_cndmask_b32 D, S0, S1, S2: D = S2[lane] ? S1 : S0.
-  r.template valu<[]<class D>(D::u32 a, D::u32 b, D::b1 c) { return sel(c, b, a); }>("v_cndmask_b32");
+  // v_cndmask_b32 D, S0, S1, S2: D = S2[lane] ? S1 : S0. Its VOP3/DPP/SDWA forms take abs/neg on S0/S1
+  // (LLVM folds a select of fneg/fabs values into them, e.g. Triton's tl.where(c, -x, x)): sign-bit
+  // operations on the raw bits (emu/generic.h sign_bit_mods), which both domains apply before the body.
+  r.template valu<[]<class D>(D::u32 a, D::u32 b, D::b1 c) { return sel(c, b, a); }>("v_cndmask_b32", Category::Vector, kSignBitSourceMods);
 }
 
 // VOPC integer compares: D (VCC or an SGPR pair) = one bit per lane; v_cmpx_* also write EXEC.

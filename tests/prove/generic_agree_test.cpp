@@ -127,3 +127,19 @@ TEST(GenericAgree, LaneUnitsAgreeWithTheEmulator) {
 
 }  // namespace
 }  // namespace asmevo::prove
+
+namespace asmevo::prove {
+namespace {
+
+// v_cndmask_b32's abs/neg (emu/generic.h sign_bit_mods): both readings apply the same definition to
+// VGPR, SGPR-mask and inline-constant sources, on the biased values (±0, NaNs, denormals, bit 31 set).
+TEST(GenericAgree, CndmaskSignModifiersAgreeWithTheEmulator) {
+  for (const char* line : {"v_cndmask_b32_e64 v40, -v2, |v3|, s[20:21]", "v_cndmask_b32_e64 v40, -|v2|, -v3, vcc",
+                           "v_cndmask_b32_e64 v40, neg(1.0), -|v3|, s[20:21]"}) {
+    SCOPED_TRACE(line);
+    EXPECT_EQ(disagreement(line, 0x51a9, 8), "") << line;
+  }
+}
+
+}  // namespace
+}  // namespace asmevo::prove

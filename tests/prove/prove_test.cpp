@@ -214,5 +214,28 @@ TEST(Prove, ExecMaskedLanesKeepTheirValues) {
             Verdict::Proven);
 }
 
+// v_cndmask_b32's abs/neg are sign-bit operations on the raw bits (emu/generic.h sign_bit_mods, the
+// one definition both the emulator and the prover apply): Triton's "select of -x and x" equals an
+// explicit v_xor of bit 31 on v1 (v3 is scratch), and dropping the neg is DISPROVEN, the
+// counterexample confirmed by running both windows on the emulator.
+TEST(Prove, CndmaskSignModifiersAreSignBitOperations) {
+  program::RegSet v1;
+  v1.bits.set(program::RegSet::kVgpr + 1);
+  auto neg = prove({"v_cndmask_b32_e64 v1, -v2, v2, vcc"}, {"v_xor_b32_e32 v3, 0x80000000, v2", "v_cndmask_b32_e32 v1, v3, v2, vcc"}, &v1);
+  EXPECT_EQ(neg.verdict, Verdict::Proven) << neg.to_text();
+  auto dropped = prove({"v_cndmask_b32_e64 v1, -v2, v2, vcc"}, {"v_cndmask_b32_e64 v1, v2, v2, vcc"}, &v1);
+  ASSERT_EQ(dropped.verdict, Verdict::Disproven) << dropped.to_text();
+  EXPECT_TRUE(dropped.confirmed) << dropped.to_text();
+  // -|x| sets and |x| clears bit 31, on VGPRs and on inline constants (neg(1.0) is 0xbf800000's bits).
+  auto abs = prove({"v_cndmask_b32_e64 v1, -|v2|, |v3|, s[4:5]"},
+                   {"v_or_b32_e32 v4, 0x80000000, v2", "v_and_b32_e32 v5, 0x7fffffff, v3", "v_cndmask_b32_e64 v1, v4, v5, s[4:5]"}, &v1);
+  EXPECT_EQ(abs.verdict, Verdict::Proven) << abs.to_text();
+  auto k = prove({"v_cndmask_b32_e64 v1, neg(1.0), v2, vcc"}, {"v_cndmask_b32_e32 v1, 0xbf800000, v2, vcc"}, &v1);
+  EXPECT_EQ(k.verdict, Verdict::Proven) << k.to_text();
+  // abs is not neg: a NaN or a negative value tells them apart.
+  auto swapped = prove({"v_cndmask_b32_e64 v1, |v2|, v3, vcc"}, {"v_cndmask_b32_e64 v1, -v2, v3, vcc"}, &v1);
+  EXPECT_EQ(swapped.verdict, Verdict::Disproven) << swapped.to_text();
+}
+
 }  // namespace
 }  // namespace asmevo::prove
