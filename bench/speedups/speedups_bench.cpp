@@ -178,12 +178,16 @@ std::string unknown_class(const std::string& detail) {
   if (r.rfind("unsupported: ", 0) == 0) {
     std::string rest = r.substr(13);
     if (rest.rfind("control flow", 0) == 0) return "unsupported: control flow";
+    if (rest.rfind("a backward branch", 0) == 0) return "unsupported: a loop in the window";
     return "unsupported: " + rest.substr(0, rest.find_first_of(" (:"));
   }
+  if (r.find("entered from outside the window") != std::string::npos) return "the edit spans a block entered from outside the window";
   if (r.rfind("solver gave up", 0) == 0) return r.find("budget") != std::string::npos ? "solver: proof budget spent" : "solver: query timeout";
   if (r.find("only through uninterpreted") != std::string::npos || r.find("only if uninterpreted") != std::string::npos)
     return "difference only through uninterpreted functions";
-  return r.substr(0, r.find_first_of("(:0123456789"));
+  r.resize(std::min(r.size(), r.find_first_of("(:0123456789")));
+  while (!r.empty() && r.back() == ' ') r.pop_back();
+  return r;
 }
 
 double percentile(std::vector<double> v, double q) {
