@@ -14,7 +14,6 @@ namespace {
 
 using namespace asmevo::codeobj;
 
-bool is_instruction(const Line& l) { return l.kind == Line::Instr || l.kind == Line::RawInstr; }
 
 // Registers named in an instruction's text: "v[4:7]", "-|v2|", "s[0:1]", "vcc", "a3", ...
 std::vector<RegRange> registers_in_text(const std::string& text) {
@@ -165,7 +164,7 @@ const Line& Program::text_line(size_t i) const { return text().lines.at(i); }
 size_t Program::line_of_address(uint64_t address) const {
   const auto& lines = text().lines;
   for (size_t i = 0; i < lines.size(); ++i)
-    if (is_instruction(lines[i]) && lines[i].inst && lines[i].address == address) return i;
+    if (lines[i].is_instruction() && lines[i].inst && lines[i].address == address) return i;
   throw Error(fmt::format("no original instruction at address 0x{:x}", address), original_.elf().name(),
               "addresses are those `asmevo disasm` prints in its comments");
 }
@@ -200,7 +199,7 @@ void Program::analyze() {
         new_block = true;
         continue;
       }
-      if (!is_instruction(l)) continue;
+      if (!l.is_instruction()) continue;
       if (new_block) {
         f.blocks.push_back({i, i, {}, {}});
         new_block = false;
@@ -251,7 +250,7 @@ std::vector<RegSet> Program::live_in(const Function& f, bool vector_writes_kill)
       block_out[bi] = live;
       for (size_t i = b.last + 1; i-- > b.first;) {
         const Line& l = lines[i];
-        if (!is_instruction(l)) continue;
+        if (!l.is_instruction()) continue;
         auto regs = registers_of(l);
         const bool partial_scalar =
             l.inst && (l.inst->mnemonic.rfind("s_cmov", 0) == 0 || l.inst->mnemonic.rfind("s_bitset", 0) == 0);
@@ -286,7 +285,7 @@ RegisterUse Program::register_use(const std::string& kernel) const {
     if (!f) continue;
     for (const auto& c : f->callees) todo.insert(c);
     for (size_t i = f->begin; i < f->end; ++i) {
-      if (!is_instruction(lines[i])) continue;
+      if (!lines[i].is_instruction()) continue;
       auto regs = registers_of(lines[i]);
       for (const auto* list : {&regs.defs, &regs.uses})
         for (const auto& r : *list) {
@@ -317,7 +316,7 @@ void Program::replace(size_t first, size_t last, const std::vector<std::string>&
   if (first > last || last >= lines.size())
     throw Error(fmt::format("edit range [{}, {}] is outside the {} lines of .text", first, last, lines.size()));
   for (size_t i = first; i <= last; ++i)
-    if (!is_instruction(lines[i]))
+    if (!lines[i].is_instruction())
       throw Error(fmt::format("edit range [{}, {}] contains '{}', which is not an instruction", first, last, lines[i].text), "",
                   "edit only runs of instructions; labels and symbols stay where they are");
   std::vector<Line> fresh = new_instruction_lines(instructions, lines[first].address, lines);
@@ -329,7 +328,7 @@ void Program::replace(size_t first, size_t last, const std::vector<std::string>&
 
 void Program::insert_before(size_t line, const std::vector<std::string>& instructions) {
   auto& lines = text().lines;
-  if (line >= lines.size() || !is_instruction(lines[line]))
+  if (line >= lines.size() || !lines[line].is_instruction())
     throw Error(fmt::format("line {} is not an instruction of .text", line));
   // New lines take the anchor's address (they sit where it was); the anchor keeps its decoded form.
   std::vector<Line> fresh = new_instruction_lines(instructions, lines[line].address, lines);

@@ -29,6 +29,8 @@ struct Line {
   std::string text;
   uint64_t address = 0;               // original address (for instructions, labels and data)
   std::optional<Instruction> inst;    // Instr / RawInstr
+
+  bool is_instruction() const { return kind == Instr || kind == RawInstr; }
 };
 
 struct ListingSection {

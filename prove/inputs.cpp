@@ -20,7 +20,7 @@ ContextProof prove_in_context(verify::Backend& backend, const verify::LoadedKern
   std::optional<uint64_t> pc;
   for (size_t i = first; i < parent.text_line_count() && !pc; ++i) {
     const program::Line& l = parent.text_line(i);
-    if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) pc = l.address;
+    if (l.is_instruction()) pc = l.address;
   }
   if (!pc) return out.note = "the window has no instruction", out;
   verify::ObservedState st = verify::observe_at(backend, k0, base, *pc);

@@ -661,7 +661,7 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
     // the branch or the first line the prover does not model.
     while (end <= block->last && end < f->end) {
       const program::Line& l = parent.text_line(end);
-      if ((l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) && !models_line(l.text)) break;
+      if (l.is_instruction() && !models_line(l.text)) break;
       ++end;
     }
   }
@@ -672,7 +672,7 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
     ++window_end;
   auto window_line = [&](size_t i, std::vector<std::string>& out) {
     const program::Line& l = parent.text_line(i);
-    if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) out.push_back(l.text);
+    if (l.is_instruction()) out.push_back(l.text);
     else if (l.kind == program::Line::Label) out.push_back(l.text + ":");
   };
   std::vector<std::string> old_lines, new_lines;

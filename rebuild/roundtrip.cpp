@@ -180,7 +180,7 @@ RoundtripResult roundtrip(const CodeObject& original, program::Listing* verified
     r.instructions = r.raw_instructions = 0;
     for (const auto& s : listing.sections)
       for (const auto& l : s.lines) {
-        r.instructions += l.kind == program::Line::Instr || l.kind == program::Line::RawInstr;
+        r.instructions += l.is_instruction();
         r.raw_instructions += l.kind == program::Line::RawInstr;
       }
     if (original.metadata() && rebuilt.metadata())

@@ -502,7 +502,7 @@ std::string kernel_listing(const program::Program& p, const std::string& kernel)
   for (size_t i = f->begin; i < f->end; ++i) {
     const program::Line& l = p.text_line(i);
     if (l.kind == program::Line::Label) out += l.text + ":\n";
-    else if (l.kind == program::Line::Instr || l.kind == program::Line::RawInstr) out += "  " + l.text + "\n";
+    else if (l.is_instruction()) out += "  " + l.text + "\n";
   }
   return out;
 }

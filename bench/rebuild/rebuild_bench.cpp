@@ -19,7 +19,7 @@ codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::
 unsigned count_instructions(const program::Listing& l) {
   unsigned n = 0;
   for (const auto& s : l.sections)
-    for (const auto& line : s.lines) n += line.kind == program::Line::Instr || line.kind == program::Line::RawInstr;
+    for (const auto& line : s.lines) n += line.is_instruction();
   return n;
 }
 

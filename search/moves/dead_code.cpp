@@ -117,7 +117,7 @@ class Analysis {
 
   bool is_inst(size_t i) const {
     const Line& l = p_.text_line(i);
-    return (l.kind == Line::Instr || l.kind == Line::RawInstr) && l.inst;
+    return l.is_instruction() && l.inst;
   }
   size_t block(size_t i) const { return block_of_[i - f_.begin]; }
   bool reachable(size_t i) const { return block(i) != kNone && reachable_[block(i)]; }

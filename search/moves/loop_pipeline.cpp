@@ -85,7 +85,6 @@ using program::RegFile;
 using program::RegRange;
 using program::RegSet;
 
-bool is_instruction(const program::Line& l) { return l.kind == program::Line::Instr || l.kind == program::Line::RawInstr; }
 
 enum class Role { Address, Load, Compute, Wait, ExitGroup };
 
@@ -630,7 +629,7 @@ class LoopPipelineMove final : public Move {
     std::string exit_label;
     if (blk.last + 1 < f.end && p.text_line(blk.last + 1).kind == program::Line::Label) {
       exit_label = p.text_line(blk.last + 1).text;
-    } else if (blk.last + 1 < f.end && is_instruction(p.text_line(blk.last + 1))) {
+    } else if (blk.last + 1 < f.end && p.text_line(blk.last + 1).is_instruction()) {
       exit_label = pipe + "_exit";
       e.hunks.push_back(make_insertion(blk.last + 1, {exit_label + ":"}));
     } else {
@@ -641,8 +640,8 @@ class LoopPipelineMove final : public Move {
     // instructions only): X's fall-through, if it has one, enters the copy; every predecessor that
     // branches to the header branches to the copy instead.
     size_t x_line = label_line - 1;
-    while (x_line > f.begin && !is_instruction(p.text_line(x_line))) --x_line;
-    if (!is_instruction(p.text_line(x_line)) || p.text_line(x_line).kind == program::Line::RawInstr) return refuse("no instruction before the loop");
+    while (x_line > f.begin && !p.text_line(x_line).is_instruction()) --x_line;
+    if (!p.text_line(x_line).is_instruction() || p.text_line(x_line).kind == program::Line::RawInstr) return refuse("no instruction before the loop");
     auto retargeted = [&](size_t line) -> std::optional<std::string> {
       const program::Line& l = p.text_line(line);
       if (!l.inst || !l.inst->is_branch) return std::nullopt;

@@ -51,7 +51,6 @@ void for_each_register_token(const std::string& text, Visit visit) {
   }
 }
 
-bool is_instruction(const Line& l) { return l.kind == Line::Instr || l.kind == Line::RawInstr; }
 
 // A set of registers named together (overlapping tuples merged): it moves as one.
 struct Group {
@@ -88,7 +87,7 @@ Analysis analyze(const program::Program& p, const program::Function& f) {
   };
   for (size_t i = f.begin; i < f.end; ++i) {
     const Line& l = p.text_line(i);
-    if (!is_instruction(l)) continue;
+    if (!l.is_instruction()) continue;
     if (!l.inst) {
       a.refused = "line " + std::to_string(i) + " is an edited line (its implicit registers are unknown)";
       return a;
@@ -200,7 +199,7 @@ Outcome evaluate(const program::Program& p, const program::Function& f, const An
   Outcome o{p, {}, 0, 0, 0};
   for (size_t i = f.begin; i < f.end; ++i) {
     const Line& l = p.text_line(i);
-    if (!is_instruction(l) || l.kind == Line::RawInstr) continue;
+    if (!l.is_instruction() || l.kind == Line::RawInstr) continue;
     std::string text = l.text;
     bool changed = false;
     // Right to left, so earlier token positions stay valid.

@@ -72,7 +72,6 @@ namespace {
 using program::RegFile;
 using program::RegRange;
 
-bool is_instruction(const program::Line& l) { return l.kind == program::Line::Instr || l.kind == program::Line::RawInstr; }
 
 // A wait for vmcnt(0) and nothing else.
 bool vmcnt0_alone(const program::Instruction& in, codeobj::Arch arch) {
@@ -266,7 +265,7 @@ class TileLoadBatchMove final : public Move {
       const Seg& s = seg[b];
       for (size_t i = s.from; i <= s.to; ++i) {
         const program::Line& l = p.text_line(i);
-        if (!is_instruction(l)) continue;
+        if (!l.is_instruction()) continue;
         if (l.kind == program::Line::RawInstr || !l.inst) return refuse("an undecoded instruction in the region");
         const program::Instruction& in = *l.inst;
         if (std::string u = not_in_region(in); !u.empty()) return refuse("the region to the next wait has " + u);
@@ -385,7 +384,7 @@ class TileLoadBatchMove final : public Move {
     std::set<unsigned> pending = renamed;
     for (size_t i = w2 + 1; i <= f.blocks[terminal].last && !pending.empty(); ++i) {
       const program::Line& l = p.text_line(i);
-      if (!is_instruction(l)) continue;
+      if (!l.is_instruction()) continue;
       if (!l.inst) return refuse("an undecoded instruction after the second wait");
       const program::Instruction& in = *l.inst;
       if (std::any_of(in.defs.begin(), in.defs.end(), [](const RegRange& d) { return d.file == RegFile::EXEC; }) || in.is_branch || in.is_terminator)
