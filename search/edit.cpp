@@ -92,6 +92,22 @@ program::Program apply_edit(const program::Program& parent, const Edit& edit) {
   return p;
 }
 
+namespace {
+
+// The assembler's filler between and after functions (`s_nop 0`, `s_code_end`): a longer or shorter
+// kernel leaves more or fewer of them before the next alignment boundary. They are layout, not code:
+// no function runs them, and rebuilding writes them anew.
+bool is_padding_between_functions(const program::Program& parent, const Hunk& h) {
+  auto filler = [](const std::string& text) { return text == "s_nop 0" || text == "s_code_end"; };
+  for (const program::Function& f : parent.functions())
+    if (h.first < f.end && h.first + h.count > f.begin) return false;  // touches a function's lines
+  for (const program::Function& f : parent.functions())
+    if (h.count == 0 && h.first > f.begin && h.first < f.end) return false;  // an insertion inside a function
+  return std::all_of(h.before.begin(), h.before.end(), filler) && std::all_of(h.lines.begin(), h.lines.end(), filler);
+}
+
+}  // namespace
+
 Edit diff_edit(const program::Program& parent, const program::Program& child, const std::string& kernel) {
   const size_t n = parent.text_line_count();
   std::vector<std::string> a, b;
@@ -113,6 +129,7 @@ Edit diff_edit(const program::Program& parent, const program::Program& child, co
     for (; k < d.ops.size() && d.ops[k].kind != DiffOp::kEqual; ++k)
       (d.ops[k].kind == DiffOp::kInsert ? h.lines : h.before).push_back(d.ops[k].kind == DiffOp::kInsert ? b[d.ops[k].b_line] : a[d.ops[k].a_line]);
     h.count = h.before.size();
+    if (is_padding_between_functions(parent, h)) continue;
     for (size_t i = h.first; i < h.first + h.count; ++i)
       if (parent.text_line(i).kind != program::Line::Instr && parent.text_line(i).kind != program::Line::RawInstr)
         throw Error(fmt::format("line {} ('{}') differs but is not an instruction", i, parent.text_line(i).text), "edit");

@@ -54,6 +54,8 @@ program::Program apply_edit(const program::Program& parent, const Edit& edit);
 // The edit that turns `parent` into `child` (a Program derived from it by edits): a line diff
 // (longest common subsequence) of the .text lines, as hunks that replace only instruction lines.
 // Throws asmevo::Error when the two differ in anything but instructions (labels, directives).
+// A difference only in the filler after the last function (`s_nop 0`/`s_code_end` up to the next
+// alignment boundary, which a longer or shorter kernel changes) is not part of the edit.
 Edit diff_edit(const program::Program& parent, const program::Program& child, const std::string& kernel);
 
 // An edit of single lines found by their original address: each (address, after) replaces the

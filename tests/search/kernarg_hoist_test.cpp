@@ -125,3 +125,34 @@ TEST(DiffEditTest, ReproducesTheChildFromTheParent) {
   for (size_t i = 0; i < child.text_line_count(); ++i) EXPECT_EQ(again.text_line(i).text, child.text_line(i).text) << i;
   EXPECT_TRUE(search::diff_edit(p, p, "vector_add").empty());
 }
+
+// Two objects assembled separately, one kernel two instructions longer: the assembler fills to the
+// next alignment boundary, so the longer one has two fillers fewer after the kernel. The diff of the
+// two listings is the two instructions only (it used to include the fillers, and `verify --prove`
+// called such an edit "outside the kernel's code").
+TEST(DiffEditTest, FillerAfterTheKernelIsNotPartOfTheEdit) {
+  auto k0 = codeobj::CodeObject::parse(read_file_bytes(hip("vector_add.co")), "vector_add.co");
+  auto p = program::Program::recover(k0);
+  const program::Function* f = p.function("vector_add");
+  size_t at = 0, filler = 0;
+  for (size_t i = f->begin; i < f->end && !at; ++i)
+    if (p.text_line(i).text.rfind("v_add_f32", 0) == 0) at = i;
+  for (size_t i = f->end; i + 1 < p.text_line_count() && !filler; ++i)
+    if (p.text_line(i).text == "s_nop 0" && p.text_line(i + 1).text == "s_nop 0") filler = i;
+  ASSERT_NE(at, 0u);
+  ASSERT_NE(filler, 0u) << "vector_add.co has no s_nop 0 fillers after the kernel";
+  program::Program child = p;
+  child.replace(filler, filler + 1, {});
+  child.insert_before(at, {"v_mov_b32_e32 v9, v9", "v_mov_b32_e32 v10, v10"});
+  search::Edit e = search::diff_edit(p, child, "vector_add");
+  ASSERT_EQ(e.hunks.size(), 1u) << e.diff();
+  EXPECT_EQ(e.hunks[0].first, at);
+  EXPECT_EQ(e.hunks[0].count, 0u);
+  EXPECT_EQ(e.hunks[0].lines, (std::vector<std::string>{"v_mov_b32_e32 v9, v9", "v_mov_b32_e32 v10, v10"}));
+  // A difference after the kernel that is not filler stays in the edit.
+  program::Program other = p;
+  other.replace(filler, filler, {"s_nop 1"});
+  search::Edit o = search::diff_edit(p, other, "vector_add");
+  ASSERT_EQ(o.hunks.size(), 1u) << o.diff();
+  EXPECT_EQ(o.hunks[0].first, filler);
+}
