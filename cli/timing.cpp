@@ -27,6 +27,10 @@ void add_common(CLI::App* cmd, TimingOptions& o) {
   cmd->add_option("--threads", o.threads, "emulator threads (0: all cores); the modeled figures do not depend on it");
   cmd->add_option("--perf", o.perf, "the spec's perf launch to model, by name (default: time every perf launch, profile the first)");
   cmd->add_flag("--exact", o.exact, "simulate every workgroup instead of a sample of large launches (slow)");
+  cmd->add_option("--slice", o.slice,
+                  "a sample's workgroups: own-cus (those the slice's CUs run) or xcd-window (a window of each XCD's stream; "
+                  "docs/timing.md \"Sampling\")")
+      ->check(CLI::IsMember({"own-cus", "xcd-window"}));
 }
 
 struct Loaded {
@@ -75,6 +79,8 @@ std::string launch_line(const emu::LaunchSpec& r) {
 timing::SampleOptions sample_options(const TimingOptions& o) {
   timing::SampleOptions s;
   s.exact = o.exact;
+  if (o.slice == "own-cus") s.slice_workgroups = timing::SliceWorkgroups::OwnCus;
+  if (o.slice == "xcd-window") s.slice_workgroups = timing::SliceWorkgroups::XcdWindow;
   return s;
 }
 

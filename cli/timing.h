@@ -11,6 +11,7 @@ struct TimingOptions {
   unsigned threads = 1;
   bool json = false;
   bool exact = false;         // simulate every workgroup (no sampling)
+  std::string slice;          // which workgroups a sample's slice runs: own-cus or xcd-window (default: SampleOptions')
   unsigned windows = 5;       // profile: hot windows shown
   unsigned window_length = 64;
   std::string backend = "model", hip_library;  // time --backend hip: HIP events (docs/hip.md)

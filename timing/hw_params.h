@@ -69,6 +69,8 @@ struct DeviceSlice {
   // MALL keeps the capacity share they and the slice stand for (all of it at 1); its bandwidth keeps
   // the share above.
   double warmed_share = 0;
+  // Sampled workgroups keep the L1 of the device CU they stand for (SliceWorkgroups::XcdWindow, timing/sampling.h).
+  bool l1_by_device_cu = false;
   unsigned cus() const { return xcds * cus_per_xcd; }
   bool whole(const HwParams& hw) const { return xcds == hw.xcds && cus_per_xcd == hw.cus / hw.xcds; }
   static DeviceSlice whole_device(const HwParams& hw) { return {hw.xcds, hw.cus / hw.xcds, 1.0, 1.0}; }

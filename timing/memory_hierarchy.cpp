@@ -89,7 +89,7 @@ uint64_t MemoryHierarchy::fetch_below_l2(uint64_t t, uint64_t sec, unsigned line
 }
 
 uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, uint32_t count, unsigned active_lanes, bool store,
-                                        bool atomic, uint64_t t) {
+                                        bool atomic, uint64_t t, unsigned l1_tag) {
   CuPorts& C = cus_[cu];
   const unsigned xcd = xcd_of(cu);
   // The texture addresser takes ta_cycles per 64 active lanes (at least one quarter of it).
@@ -126,8 +126,10 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
           hbm_.serve(static_cast<double>(t), 1u << kSectorShift);
         }
     }
+    // Line numbers stay below 2^57 (64-bit addresses over 128-byte lines): the tag takes the bits above.
+    const uint64_t l1_key = line ^ (static_cast<uint64_t>(l1_tag & 63) << 57);
     if (!to_l2) {
-      if (auto r = C.l1.lookup(line)) {
+      if (auto r = C.l1.lookup(l1_key)) {
         done = std::max(done, *r);
         continue;
       }
@@ -161,7 +163,7 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
       }
       prev_ready = ready;
     }
-    if (!to_l2) C.l1.fill(line, ready);
+    if (!to_l2) C.l1.fill(l1_key, ready);
     done = std::max(done, ready);
   }
   return done;

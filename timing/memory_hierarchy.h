@@ -167,8 +167,10 @@ class MemoryHierarchy {
   unsigned xcd_of(unsigned cu) const { return cu / slice_.cus_per_xcd; }
   // One vector-memory instruction of CU `cu` issued at `t` touching `count` 64-byte sectors; returns
   // when its data is back (loads) or its writes are acknowledged by the L2 (stores, atomics).
+  // `l1_tag`: the device CU (0-63 within its XCD's window, SliceWorkgroups::XcdWindow) whose L1 the
+  // instruction's workgroup stands for: lines of different tags never hit each other in the slice CU's L1.
   uint64_t vector_access(unsigned cu, const uint64_t* sectors, uint32_t count, unsigned active_lanes, bool store, bool atomic,
-                         uint64_t t);
+                         uint64_t t, unsigned l1_tag = 0);
   // One scalar-memory instruction; returns when its data is in SGPRs.
   uint64_t scalar_access(unsigned cu, const uint64_t* sectors, uint32_t count, uint64_t t);
   // Functional warming (sampled simulation): a workgroup that is not simulated, on the device's XCD

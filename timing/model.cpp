@@ -87,6 +87,7 @@ struct WaveState {
 
 struct Group {
   unsigned cu = 0;
+  unsigned l1_tag = 0;  // the device CU it stands for, within the slice CU (MemoryHierarchy::vector_access)
   unsigned alive = 0, arrived = 0;
   std::vector<size_t> waves;  // indices into the wave table
   uint64_t end = 0;
@@ -197,6 +198,10 @@ class Simulator {
   void start_group(uint64_t g, unsigned cu, uint64_t t) {
     Group& G = groups_[g];
     G.cu = cu;
+    // A sampled workgroup's CU on the device (position in its XCD's stream mod CUs per XCD), counted in
+    // slice CUs (SliceWorkgroups::XcdWindow; otherwise every workgroup keeps its slice CU's L1).
+    if (slice_.l1_by_device_cu && !trace_.group_ids.empty())
+      G.l1_tag = static_cast<unsigned>(trace_.group_ids[g] / hw_.xcds % (hw_.cus / hw_.xcds) / slice_.cus_per_xcd);
     Cu& C = cus_[cu];
     ++C.groups;
     const auto& traces = trace_.groups[g];
@@ -427,7 +432,7 @@ class Simulator {
         S.port_free[kPortVmem] = t + hw_.issue_period;
         if (warming_ && !si.store) warm(w, te, t, false);
         uint64_t done = mem_.vector_access(w.cu, w.trace->sectors.data() + te.sector_first, te.sector_count,
-                                           te.active_lanes, si.store, si.atomic, t);
+                                           te.active_lanes, si.store, si.atomic, t, groups_[w.group].l1_tag);
         if (warming_ && !si.store) warm(w, te, t, true);
         done = std::max(done, w.last_vm_done);  // vmcnt retires in order (S9)
         w.last_vm_done = done;

@@ -36,6 +36,7 @@ std::string SamplePlan::describe() const {
                      head_rounds == 1 ? "" : "s", round_groups, tail_groups, slice_groups - head_groups - tail_groups);
   else
     s += ", all simulated)";
+  if (xcd_window) s += "; a window of each XCD's dispatch stream, each workgroup with the L1 of the CU it stands for";
   if (warming_groups == grid_groups - workgroups.size()) s += fmt::format("; the other {} emulated to warm the MALL", warming_groups);
   else if (warming_groups)
     s += fmt::format("; {} of the other {} (spread over them) emulated to warm the MALL", warming_groups, grid_groups - workgroups.size());
@@ -95,6 +96,8 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
   const double slice_active = static_cast<double>(std::min<uint64_t>(static_cast<uint64_t>(ch.x) * ch.c, ch.slice_groups));
   const double slice_xcd_active = static_cast<double>(std::min<uint64_t>(ch.c, (ch.slice_groups + ch.x - 1) / ch.x));
   p.slice = DeviceSlice{ch.x, ch.c, std::min(1.0, slice_xcd_active / xcd_active), std::min(1.0, slice_active / dev_active)};
+  p.slice.l1_by_device_cu = opt.slice_workgroups == SliceWorkgroups::XcdWindow;
+  p.xcd_window = p.slice.l1_by_device_cu;
   p.slice_groups = ch.slice_groups;
   p.round_groups = ch.round;
   p.head_groups = ch.head;
@@ -105,8 +108,12 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
   // the slice's CUs run as their last round. A slice that runs its whole stream gets the grid's last
   // workgroup in place of its own last one, so that the sample holds the first and the last workgroup.
   p.workgroups.reserve(ch.head + ch.tail);
+  // XcdWindow: of each device round of an XCD's stream (per_xcd x per_cu positions), the first c x per_cu.
+  const bool window = opt.slice_workgroups == SliceWorkgroups::XcdWindow;
+  const uint64_t device_round = static_cast<uint64_t>(per_xcd) * per_cu, window_groups = static_cast<uint64_t>(ch.c) * per_cu;
   for (uint64_t g = 0; g < grid_groups && p.workgroups.size() < ch.head; ++g)
-    if (in_slice(hw, g, ch.x, ch.c)) p.workgroups.push_back(g);
+    if (window ? g % hw.xcds < ch.x && g / hw.xcds % device_round < window_groups : in_slice(hw, g, ch.x, ch.c))
+      p.workgroups.push_back(g);
   for (uint64_t g = grid_groups - ch.tail; g < grid_groups; ++g) p.workgroups.push_back(g);
   if (ch.tail == 0 && p.workgroups.size() > 1 && p.workgroups.back() != grid_groups - 1)
     p.workgroups.back() = grid_groups - 1;

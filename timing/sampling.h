@@ -18,6 +18,21 @@
 
 namespace asmevo::timing {
 
+// Which of the launch's workgroups a slice of c CUs per XCD simulates (docs/timing.md, "Sampling").
+enum class SliceWorkgroups {
+  // Those the hardware's round robin sends to those c CUs: every 38th workgroup of an XCD's stream
+  // (CU = position mod 38). Neighbours in the stream run on other CUs, so the slice shares no
+  // GEMM panel among its own workgroups and loses the XCD's L2 reuse.
+  OwnCus,
+  // Windows of each XCD's stream in dispatch order (ids x, x + XCDs, x + 2 XCDs, ...): of every
+  // device round of the stream (CUs per XCD x workgroups per CU positions), the first c x per CU,
+  // as many as the slice holds at once. They run at the same time on neighbouring CUs of one XCD and
+  // share its L2 (GEMM panels); every device round is still sampled. Each keeps the L1 of the CU it
+  // stands for (model_launch: L1 tags by device CU), so only the L2 and below see their sharing.
+  // With one workgroup per CU it is OwnCus.
+  XcdWindow,
+};
+
 struct SampleOptions {
   bool exact = false;  // simulate every workgroup on the whole device
   // What the sample may cost, in emulated and replayed wave-instructions (about 1 s on one core at
@@ -28,6 +43,8 @@ struct SampleOptions {
   // warming gets what the sample leaves of it, times `warming_budget_share`; 0: no warming.
   double total_wave_instructions = 1.0e6;
   double warming_budget_share = 1.0;
+  // Which workgroups the slice's CUs run (SliceWorkgroups).
+  SliceWorkgroups slice_workgroups = SliceWorkgroups::OwnCus;
 };
 
 struct SamplePlan {
@@ -41,6 +58,7 @@ struct SamplePlan {
   uint64_t tail_groups = 0;            // ... and the slice's last, partial round
   unsigned head_rounds = 0;
   uint64_t warming_groups = 0;         // emulated (not simulated) to warm the MALL (plan_warming)
+  bool xcd_window = false;             // SliceWorkgroups::XcdWindow
   std::string describe() const;        // "12 of 4096 workgroups: 1 CU on 1 of 8 XCDs, ..."
 };
 

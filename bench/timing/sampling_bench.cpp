@@ -1,10 +1,14 @@
-// sampling_bench [--exact-too] [--only SUBSTRING] [--warming-share S] [ARCH]: how long modeling one large launch takes on
+// sampling_bench [--exact-too] [--only SUBSTRING] [--warming-share S] [--slice own-cus|xcd-window] [--launches DIR] [ARCH]:
+// how long modeling one large launch takes on
 // one core, sampled (the default of asmevo time) and, with --exact-too, exact: every launch under
 // bench/timing/launches (a 4096^3 and a 1024^3 GEMM, a 64M-element elementwise kernel, ...) and every
 // perf launch of every corpus launch spec (the launch `asmevo time` models; a v2 spec's first
 // verification launch). CPU seconds of this process (one emulator thread), split into launch
 // preparation (buffers), emulation with the trace recorder, and the model's replay; the summary counts
 // the launches over the 1 s goal. Every time in the table is MODELED, not measured.
+// --launches DIR: only the launch specs of DIR (each spec's first perf launch), e.g. bench/timing/reuse, the
+// GEMM-like launches whose cross-workgroup reuse the sample may lose (docs/timing.md, "Sampling");
+// --slice: which workgroups a sample's slice runs (timing::SliceWorkgroups).
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -37,6 +41,8 @@ struct Case {
 };
 
 // CPU seconds of the row.
+timing::SliceWorkgroups slice_workgroups = timing::SampleOptions{}.slice_workgroups;
+
 double row(const Case& c, bool exact, double warming_share) {
   const emu::LaunchSpec& spec = c.run;
   auto co = codeobj::CodeObject::parse(read_file_bytes(c.object), c.object);
@@ -45,6 +51,7 @@ double row(const Case& c, bool exact, double warming_share) {
   timing::SampleOptions so;
   so.exact = exact;
   so.warming_budget_share = warming_share;
+  so.slice_workgroups = slice_workgroups;
   const double t0 = cpu_seconds();
   timing::ModeledRun r = timing::model_kernel({&co, k, &spec}, 1, so);
   const double total = cpu_seconds() - t0;
@@ -64,16 +71,29 @@ double row(const Case& c, bool exact, double warming_share) {
 int main(int argc, char** argv) {
   bool exact_too = false;
   double warming_share = timing::SampleOptions{}.warming_budget_share;
-  std::string arch = "gfx942", only;
+  std::string arch = "gfx942", only, launches_dir;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--exact-too") exact_too = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--warming-share" && i + 1 < argc) warming_share = std::stod(argv[++i]);
+    else if (a == "--launches" && i + 1 < argc) launches_dir = argv[++i];
+    else if (a == "--slice" && i + 1 < argc) {
+      const std::string m = argv[++i];
+      if (m != "own-cus" && m != "xcd-window") {
+        fmt::print(stderr, "--slice {}: expected own-cus or xcd-window\n", m);
+        return 2;
+      }
+      slice_workgroups = m == "own-cus" ? timing::SliceWorkgroups::OwnCus : timing::SliceWorkgroups::XcdWindow;
+    }
     else arch = a;
   }
   std::vector<Case> cases;
-  const fs::path launches = fs::path(ASMEVO_SOURCE_DIR) / "bench/timing/launches";
+  const fs::path launches = launches_dir.empty() ? fs::path(ASMEVO_SOURCE_DIR) / "bench/timing/launches" : fs::path(launches_dir);
+  if (!fs::is_directory(launches)) {
+    fmt::print(stderr, "--launches {}: not a directory of launch specs\n", launches.string());
+    return 2;
+  }
   std::vector<fs::path> specs;
   for (const auto& e : fs::directory_iterator(launches))
     if (e.path().extension() == ".yaml") specs.push_back(e.path());
@@ -83,7 +103,7 @@ int main(int argc, char** argv) {
     auto ks = corpus::kernels(arch, std::vector<std::string>{spec.kernel});
     cases.push_back({"bench/" + p.stem().string(), ks.at(0).code_object, emu::perf_runs(spec).at(0)});
   }
-  for (const auto& k : corpus::kernels(arch))
+  for (const auto& k : launches_dir.empty() ? corpus::kernels(arch) : std::vector<corpus::Kernel>{})
     for (auto& run : emu::perf_runs(emu::load_launch_spec(k.spec)))
       cases.push_back({std::string(corpus::set_name(k.set)) + "/" + fs::path(k.spec).stem().string() + ":" + run.perf_name,
                        k.code_object, std::move(run)});

@@ -45,6 +45,21 @@ Pass read_pass(sim::MemoryHierarchy& mem, uint64_t bytes, uint64_t t) {
   return p;
 }
 
+// The L1 tag (SliceWorkgroups::XcdWindow): workgroups standing for different device CUs share the slice
+// CU's L1 capacity but never hit each other's lines there; the second load goes on to the L2 and hits.
+TEST(MemoryHierarchy, LinesOfAnotherL1TagMissTheL1AndHitTheL2) {
+  const HwParams hw = small_mi300x();
+  sim::MemoryHierarchy mem(hw, DeviceSlice{1, 1, 1.0, 1.0});
+  const uint64_t sectors[2] = {0, 1};
+  const uint64_t first = mem.vector_access(0, sectors, 2, 64, false, false, 0, 0);
+  const uint64_t l2_after_first = mem.traffic().l2_bytes, hbm_after_first = mem.traffic().hbm_bytes;
+  mem.vector_access(0, sectors, 2, 64, false, false, first, 0);  // same tag: an L1 hit
+  EXPECT_EQ(mem.traffic().l2_bytes, l2_after_first);
+  mem.vector_access(0, sectors, 2, 64, false, false, first, 5);  // another tag: misses the L1, hits the L2
+  EXPECT_EQ(mem.traffic().l2_bytes, l2_after_first + hw.l2_line);
+  EXPECT_EQ(mem.traffic().hbm_bytes, hbm_after_first);
+}
+
 TEST(MemoryHierarchy, FootprintBetweenL2AndMallIsServedByTheMallOnTheSecondPass) {
   const HwParams hw = small_mi300x();
   const DeviceSlice one_xcd{1, 1, 1.0, 1.0};

@@ -27,6 +27,7 @@ struct Outcome {
   double exact = 0, sampled = 0, bound = 0;
   uint64_t simulated = 0, groups = 0, warming = 0;
   double unwarmed = 0;  // the same sample without functional warming (SampleOptions::warming_budget_share 0)
+  double hbm = 0, sampled_hbm = 0;  // HBM bytes: exact, sampled (scaled to the launch)
   double exact_seconds = 0, sampled_seconds = 0, unwarmed_seconds = 0;  // CPU seconds of model_kernel
   double error() const { return std::abs(sampled - exact) / exact; }
   double unwarmed_error() const { return std::abs(unwarmed - exact) / exact; }
@@ -58,6 +59,7 @@ Outcome compare(const std::string& name, const std::string& object, const emu::L
   t = cpu_seconds();
   ModeledRun u = model_kernel({&co, k, &spec}, 1, unwarmed);
   o.unwarmed_seconds = cpu_seconds() - t;
+  o.hbm = static_cast<double>(e.model.hbm_bytes), o.sampled_hbm = static_cast<double>(s.model.hbm_bytes);
   o.exact = static_cast<double>(e.model.cycles), o.sampled = static_cast<double>(s.model.cycles);
   o.unwarmed = static_cast<double>(u.model.cycles), o.bound = s.model.sample.error_bound;
   o.simulated = s.model.sample.sampled ? s.model.sample.simulated_groups : s.model.workgroups;
@@ -115,6 +117,45 @@ TEST(Sampling, WarmingTakesAsManyWorkgroupsAsFitItsCostSpreadOverTheOthers) {
   EXPECT_TRUE(warming_groups(hw, rounds, 1, per_group, 1e12).empty());
 }
 
+// SliceWorkgroups::XcdWindow: of every device round of an XCD's stream, the first positions, as many as the
+// slice holds at once (neighbours that share the XCD's L2); with one workgroup per CU the OwnCus sample.
+TEST(Sampling, XcdWindowTakesNeighboursInEachXcdStreamPerDeviceRound) {
+  const HwParams& hw = hw_params(codeobj::Arch::gfx942);
+  const unsigned per_xcd = hw.cus / hw.xcds, per_cu = 4;
+  SampleOptions own;
+  own.budget_wave_instructions = 1000;  // 10 workgroups of 100: one CU of one XCD, one round and the tail
+  SampleOptions window = own;
+  window.slice_workgroups = SliceWorkgroups::XcdWindow;
+  const uint64_t grid = 3ull * hw.cus * per_cu + 5;  // three device rounds and a partial one
+  const SamplePlan a = plan_sample(hw, grid, per_cu, 100, own), b = plan_sample(hw, grid, per_cu, 100, window);
+  ASSERT_TRUE(a.sampled && b.sampled);
+  EXPECT_EQ(a.workgroups.size(), b.workgroups.size());
+  EXPECT_EQ(a.slice.cus(), 1u);
+  EXPECT_FALSE(a.slice.l1_by_device_cu);
+  EXPECT_TRUE(b.slice.l1_by_device_cu);
+  ASSERT_GE(b.head_groups, per_cu);
+  for (uint64_t i = 0; i < per_cu; ++i) {
+    EXPECT_EQ(a.workgroups[i], i * hw.cus) << "own CU: the CU's slots hold every 38th workgroup of the XCD's stream";
+    EXPECT_EQ(b.workgroups[i], i * hw.xcds) << "window: the first workgroups of XCD 0's stream";
+  }
+  // Whole streams: every device round is sampled, each by its first c x per_cu positions.
+  const uint64_t big = 3ull * hw.cus * per_cu;
+  SampleOptions force = window;
+  force.budget_wave_instructions = 100.0 * big / 2;  // half the launch: a slice's whole stream
+  const SamplePlan w = plan_sample(hw, big, per_cu, 100, force);
+  ASSERT_TRUE(w.sampled);
+  const uint64_t round = static_cast<uint64_t>(per_xcd) * per_cu, held = static_cast<uint64_t>(w.slice.cus_per_xcd) * per_cu;
+  for (size_t i = 0; i + 1 < w.workgroups.size(); ++i) {  // the last is the grid's last workgroup
+    const uint64_t g = w.workgroups[i];
+    EXPECT_LT(g % hw.xcds, w.slice.xcds);
+    EXPECT_LT(g / hw.xcds % round, held) << g;
+  }
+  EXPECT_GE(w.workgroups[w.workgroups.size() - 2], 2 * round * hw.xcds) << "the last device round is sampled too";
+  // One workgroup per CU: the same sample as OwnCus.
+  const SamplePlan one_own = plan_sample(hw, 200, 1, 100, own), one_window = plan_sample(hw, 200, 1, 100, window);
+  EXPECT_EQ(one_own.workgroups, one_window.workgroups);
+}
+
 TEST(Sampling, SampledMatchesExactWithinItsBoundOnTheCorpus) {
   std::vector<Outcome> all;
   for (const auto& k : corpus::kernels("gfx942")) {
@@ -146,9 +187,9 @@ TEST(Sampling, SampledMatchesExactWithinItsBoundOnTheCorpus) {
     exact_s += o.exact_seconds, sampled_s += o.sampled_seconds, unwarmed_s += o.unwarmed_seconds;
     unwarmed.push_back(o.unwarmed_error());
     std::cout << fmt::format("[sampling] {:40s} exact {:9.0f} sampled {:9.0f} cycles  error {:6.2f} % (unwarmed {:6.2f} %)  bound {:5.1f} %  "
-                             "({} of {} workgroups, {} warming)\n",
+                             "({} of {} workgroups, {} warming)  HBM MB exact {:.2f} sampled {:.2f}\n",
                              o.name, o.exact, o.sampled, 100 * o.error(), 100 * o.unwarmed_error(), 100 * o.bound, o.simulated, o.groups,
-                             o.warming);
+                             o.warming, o.hbm / 1e6, o.sampled_hbm / 1e6);
     EXPECT_LE(o.error(), o.bound + 1e-9) << o.name << ": the sample's error exceeds the bound it reports";
   }
   std::cout << fmt::format("[sampling] without warming: {}\n", summary(unwarmed));
