@@ -51,6 +51,14 @@
 namespace asmevo::emu::sem {
 namespace {
 
+// One function compiled for each x86-64 vector width, the widest the host has picked at load time (an ifunc);
+// elsewhere the one baseline build.
+#if defined(__x86_64__)
+#define ASMEVO_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define ASMEVO_VECTOR_CLONES
+#endif
+
 enum class In : uint8_t { F32, XF32, F16, BF16, I8, F64, Fp8, Bf8 };
 enum class Out : uint8_t { F32, I32, F64 };
 
@@ -217,7 +225,7 @@ inline double decode(In t, uint64_t bits, bool ocp) {
 // sampled f16 GEMM's time, perf on bench/timing/sampling_bench), compiled for the host's widest vector unit as
 // block_products is (the same conversions, lane by lane; integer and exact float work, so every width gives the
 // same bits).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void read_vgpr_halves(const Wave& w, unsigned first,
+ASMEVO_VECTOR_CLONES void read_vgpr_halves(const Wave& w, unsigned first,
                                                                                     unsigned E, bool bf16,
                                                                                     double (*out)[64]) {
   for (unsigned e = 0; e < E; ++e) {
@@ -307,7 +315,7 @@ template <unsigned N>
 // (target_clones: AVX-512, AVX2 or baseline x86-64; the ifunc picks one at load time): every width gives the same
 // bits. At SSE2's two doubles per operation these sums were two thirds of an f16 GEMM's MFMA time (perf on
 // bench/timing/sampling_bench, triton matmul_128_kernel:decode_b64).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void block_products(const double* __restrict at,
+ASMEVO_VECTOR_CLONES void block_products(const double* __restrict at,
                                                                                   const double* __restrict bt, unsigned m,
                                                                                   unsigned n, unsigned k_count,
                                                                                   double* __restrict sums) {
