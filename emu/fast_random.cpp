@@ -35,15 +35,13 @@ const Ziggurat& table() {
 
 }  // namespace
 
-double FastRandom::normal() {
+FastRandom::FastRandom(uint64_t seed) : state_(seed), layer_x_(table().x.data()) {}
+
+double FastRandom::normal_beyond_rectangle(uint64_t bits, double t) {
   const Ziggurat& z = table();
-  for (;;) {
-    const uint64_t bits = next();
+  for (;;) {  // `bits` and `t`: this candidate; normal() has rejected it from its layer's rectangle
     const unsigned layer = bits & 255u;
     const double sign = (bits & 256u) ? -1.0 : 1.0;
-    const double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
-    const double t = u * z.x[layer];
-    if (t < z.x[layer + 1]) return sign * t;  // inside the layer's rectangle that lies under f
     if (layer == 0) {  // the tail beyond r (Marsaglia's exponential rejection)
       double a, b;
       do {
@@ -55,6 +53,10 @@ double FastRandom::normal() {
     // The wedge between the rectangle and f: accept under the curve.
     const double height = z.f[layer] + uniform() * (z.f[layer + 1] - z.f[layer]);
     if (height < std::exp(-0.5 * t * t)) return sign * t;
+    // The next candidate, as normal() tries it.
+    bits = next();
+    t = point_in_layer(bits);
+    if (in_rectangle(bits, t)) return signed_draw(bits, t);
   }
 }
 

@@ -40,6 +40,7 @@
 // mfma_f8f6f4.cpp; v_mfma_ld_scale_b32 is unsupported (see docs/emulator.md).
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -49,6 +50,14 @@
 
 namespace asmevo::emu::sem {
 namespace {
+
+// One function compiled for each x86-64 vector width, the widest the host has picked at load time (an ifunc);
+// elsewhere the one baseline build.
+#if defined(__x86_64__)
+#define ASMEVO_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define ASMEVO_VECTOR_CLONES
+#endif
 
 enum class In : uint8_t { F32, XF32, F16, BF16, I8, F64, Fp8, Bf8 };
 enum class Out : uint8_t { F32, I32, F64 };
@@ -213,22 +222,26 @@ inline double decode(In t, uint64_t bits, bool ocp) {
 
 // Reads the per-lane elements of an A/B operand: out[lane][e], e < E.
 // The common case, 16-bit elements in VGPRs, without the per-element operand and type dispatch (a tenth of a
-// sampled f16 GEMM's time, perf on bench/timing/sampling_bench).
-template <In T> void read_vgpr_halves(const Wave& w, unsigned first, unsigned E, double (*out)[64]) {
+// sampled f16 GEMM's time, perf on bench/timing/sampling_bench), compiled for the host's widest vector unit as
+// block_products is (the same conversions, lane by lane; integer and exact float work, so every width gives the
+// same bits).
+ASMEVO_VECTOR_CLONES void read_vgpr_halves(const Wave& w, unsigned first,
+                                                                                    unsigned E, bool bf16,
+                                                                                    double (*out)[64]) {
   for (unsigned e = 0; e < E; ++e) {
     const uint32_t* words = w.v[first + e / 2].lane;
     const unsigned shift = e % 2 * 16;
-    for (unsigned l = 0; l < kWaveSize; ++l) {
-      const uint16_t h = static_cast<uint16_t>(words[l] >> shift);
-      out[e][l] = T == In::F16 ? lowp::f16_to_f32(h) : lowp::bf16_to_f32(h);
-    }
+    double* row = out[e];
+    if (bf16)
+      for (unsigned l = 0; l < kWaveSize; ++l) row[l] = lowp::bf16_to_f32(static_cast<uint16_t>(words[l] >> shift));
+    else
+      for (unsigned l = 0; l < kWaveSize; ++l) row[l] = lowp::f16_to_f32(static_cast<uint16_t>(words[l] >> shift));
   }
 }
 
 void read_elems(const Wave& w, const Operand& o, In t, unsigned E, bool ocp, double (*out)[64]) {
   const unsigned bits = bits_of(t);
-  if (o.kind == Operand::VGPR && t == In::F16) return read_vgpr_halves<In::F16>(w, o.index, E, out);
-  if (o.kind == Operand::VGPR && t == In::BF16) return read_vgpr_halves<In::BF16>(w, o.index, E, out);
+  if (o.kind == Operand::VGPR && (t == In::F16 || t == In::BF16)) return read_vgpr_halves(w, o.index, E, t == In::BF16, out);
   for (unsigned e = 0; e < E; ++e) {
     unsigned bit = e * bits;
     for (unsigned l = 0; l < kWaveSize; ++l) {
@@ -280,11 +293,45 @@ void expand_sparse_a(ExecContext& ctx, const Wave& w, const ExecInst& in, In t, 
   }
 }
 
+// sums[i * N + j] = the sum over k, in k order from 0, of at[i * k_count + k] * bt[k * N + j], in double: the f32-output
+// MFMAs' products of one block. The N sums of a row advance side by side (vectorized over j, in registers); each
+// still adds its products one by one. Contraction off: each product and each sum is rounded as written, at any
+// vector width.
+template <unsigned N>
+[[gnu::always_inline]] inline void block_products_of(const double* __restrict at, const double* __restrict bt, unsigned m,
+                                                     unsigned k_count, double* __restrict sums) {
+#pragma clang fp contract(off)
+  for (unsigned i = 0; i < m; ++i) {
+    double sum[N] = {};
+    for (unsigned k = 0; k < k_count; ++k) {
+      const double x = at[i * k_count + k];
+      for (unsigned j = 0; j < N; ++j) sum[j] += x * bt[k * N + j];
+    }
+    for (unsigned j = 0; j < N; ++j) sums[i * N + j] = sum[j];
+  }
+}
+
+// block_products_of for the MFMA widths (N = M: 4, 16 or 32), compiled for the host's widest vector unit
+// (target_clones: AVX-512, AVX2 or baseline x86-64; the ifunc picks one at load time): every width gives the same
+// bits. At SSE2's two doubles per operation these sums were two thirds of an f16 GEMM's MFMA time (perf on
+// bench/timing/sampling_bench, triton matmul_128_kernel:decode_b64).
+ASMEVO_VECTOR_CLONES void block_products(const double* __restrict at,
+                                                                                  const double* __restrict bt, unsigned m,
+                                                                                  unsigned n, unsigned k_count,
+                                                                                  double* __restrict sums) {
+  switch (n) {
+    case 4: return block_products_of<4>(at, bt, m, k_count, sums);
+    case 16: return block_products_of<16>(at, bt, m, k_count, sums);
+    case 32: return block_products_of<32>(at, bt, m, k_count, sums);
+    default: throw std::logic_error("block_products: no MFMA is " + std::to_string(n) + " columns wide");
+  }
+}
+
 template <size_t I> void exec_mfma(ExecContext& ctx, Wave& w, const ExecInst& in) {
   constexpr Shape s = kShapes[I];
   constexpr unsigned M = s.m, N = s.n, K = s.k, B = s.blocks;
   constexpr unsigned E = K * M * B / 64;  // elements of A (and B) per lane
-  static_assert(E >= 1 && M == N);
+  static_assert(E >= 1 && M == N && (N == 4 || N == 16 || N == 32));  // block_products' widths
   // v_smfmac repurposes CBSZ/ABID to pick the index set (below); no block broadcast.
   const unsigned cbsz = s.sparse ? 0 : in.mods.cbsz, abid = s.sparse ? 0 : in.mods.abid, blgp = in.mods.blgp;
   if ((cbsz || abid) && (!s.cbsz_abid || (1u << cbsz) > B || abid >= (1u << cbsz)))
@@ -321,19 +368,15 @@ template <size_t I> void exec_mfma(ExecContext& ctx, Wave& w, const ExecInst& in
   for (unsigned blk = 0; blk < B; ++blk) {
     const unsigned ablk = (blk >> cbsz << cbsz) + abid;
     if constexpr (s.out != Out::I32 && !f64) {
-      // f32 accumulation: the block's A as [i][k] and B as [k][j], then every (i, j) sum in k order, N sums side
-      // by side (the compiler vectorizes over j; each sum still adds its products one by one, in k order).
-      static thread_local double at[M][K], bt[K][N];
+      // f32 accumulation: the block's A as [i][k] and B as [k][j], then every (i, j) sum in k order (block_products).
+      static thread_local double at[M][K], bt[K][N], sums[M][N];
       for (unsigned k = 0; k < K; ++k) {
         for (unsigned i = 0; i < M; ++i) at[i][k] = a[k % E][ablk * M + (k / E) * M * B + i];
         for (unsigned j = 0; j < N; ++j) bt[k][j] = b[k % E][blgp_lane(blk * N + (k / E) * N * B + j, blgp)];
       }
+      block_products(&at[0][0], &bt[0][0], M, N, K, &sums[0][0]);
       for (unsigned i = 0; i < M; ++i) {
-        double sum[N] = {};
-        for (unsigned k = 0; k < K; ++k) {
-          const double x = at[i][k];
-          for (unsigned j = 0; j < N; ++j) sum[j] += x * bt[k][j];
-        }
+        const double* sum = sums[i];
         for (unsigned j = 0; j < N; ++j) {
           const unsigned reg = blk * RegsPerBlock + (i / (H * R)) * H + i % H;
           const unsigned lane = (blk % P) * N + ((i / H) % R) * P * N + j;

@@ -416,5 +416,49 @@ TEST(MfmaErrors, BadModifiersStopTheRun) {
 
 // The corpus MFMA matmuls (all six shapes, three archs) are checked by corpus_all_test.cpp.
 
+// The f32-accumulation sums are compiled for the host's widest vector unit (emu/semantics/mfma.cpp block_products):
+// with inexact sums (f32 inputs of magnitudes 2^-12 .. 2^12, so the k-order double sum rounds), D must still be
+// the documented arithmetic bit for bit: each product exact in double, summed in k order from 0, added to C,
+// rounded once to f32.
+TEST(MfmaArith, InexactF32SumsAreTheDocumentedKOrderDoubleSumsBitForBit) {
+#pragma clang fp contract(off)
+  const S shapes[] = {{"v_mfma_f32_32x32x2_f32", T::F32, T::F32, 32, 2, 1},
+                      {"v_mfma_f32_16x16x4_f32", T::F32, T::F32, 16, 4, 1},
+                      {"v_mfma_f32_32x32x1_2b_f32", T::F32, T::F32, 32, 1, 2},
+                      {"v_mfma_f32_4x4x1_16b_f32", T::F32, T::F32, 4, 1, 16}};
+  std::mt19937_64 rng(77);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  for (const S& s : shapes) {
+    const unsigned per_lane = s.k * s.m * s.blocks / 64, out_regs = s.m * s.m * s.blocks / 64;
+    Regs A(per_lane), B(per_lane), C(out_regs);
+    for (auto* R : {&A, &B, &C})
+      for (auto& r : *R)
+        for (auto& x : r) x = std::bit_cast<uint32_t>(std::ldexp(normal(rng), exponent(rng)));
+    auto value = [](const Regs& R, Loc at) { return static_cast<double>(std::bit_cast<float>(R[at.e][at.lane])); };
+    std::vector<std::array<uint32_t, 64>> want = C;
+    for (unsigned b = 0; b < static_cast<unsigned>(s.blocks); ++b)
+      for (unsigned i = 0; i < static_cast<unsigned>(s.m); ++i)
+        for (unsigned j = 0; j < static_cast<unsigned>(s.m); ++j) {
+          double sum = 0;
+          for (unsigned k = 0; k < static_cast<unsigned>(s.k); ++k) sum += value(A, in_loc(s, i, k, b)) * value(B, in_loc(s, j, k, b));
+          const Loc o = out_loc(s, i, j, b, false);
+          want[o.e][o.lane] = std::bit_cast<uint32_t>(static_cast<float>(value(C, o) + sum));
+        }
+    auto range = [](unsigned first, unsigned n) { return n == 1 ? fmt::format("v{}", first) : fmt::format("v[{}:{}]", first, first + n - 1); };
+    std::string body = write_regs(A, 50) + write_regs(B, 60) + write_regs(C, 10);
+    body += fmt::format("  {} {}, {}, {}, {}\n  s_nop 7\n  s_nop 7\n  s_nop 7\n", s.name, range(10, out_regs), range(50, per_lane),
+                        range(60, per_lane), range(10, out_regs));
+    auto r = run_snippet("gfx942", body, out_regs);
+    unsigned bad = 0;
+    for (unsigned reg = 0; reg < out_regs; ++reg)
+      for (unsigned l = 0; l < 64; ++l)
+        if (r.at(l, reg, out_regs) != want[reg][l] && ++bad <= 4)
+          ADD_FAILURE() << s.name << " register " << reg << " lane " << l << ": got " << std::bit_cast<float>(r.at(l, reg, out_regs))
+                        << ", want " << std::bit_cast<float>(want[reg][l]);
+    EXPECT_EQ(bad, 0u) << s.name;
+  }
+}
+
 }  // namespace
 }  // namespace asmevo::emu::test
