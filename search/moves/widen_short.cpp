@@ -13,10 +13,10 @@
 //             s_mov_b32 sK, NR & ~3 ; v_cmp_ne_u32_e64 s[T], sK, vA_off ; s_cmp_eq_u64 s[T], exec ;
 //             s_cbranch_scc0 orig                                 (per pair, when NR % 4 is 2 or 3)
 //     fast:   the run, each pair as one `buffer_load_dword vA, vA_off, ...` at its earlier load,
-//             then s_waitcnt vmcnt(0) ; v_lshrrev_b32 vB, 16, vA ; v_and_b32 vA, 0xffff, vA ;
-//             s_branch join
-//     orig:   the run unchanged
-//     join:
+//             then s_waitcnt vmcnt(0) ; v_lshrrev_b32 vB, 16, vA ; v_and_b32 vA, 0xffff, vA
+//     join:   (the code after the run)
+//     orig:   after the kernel's last instruction (s_endpgm: nothing falls into it), the run
+//             unchanged, then s_branch join; so the fast path takes no branch
 // Why every launch:
 // - Masks: with mA == mB (whole wave, checked at run time), every active lane either has both
 //   elements valid, so its two offsets are (S + x + c) << 1 and that + 2 (contiguity is read from
@@ -378,16 +378,22 @@ class WidenShortMove final : public Move {
       fast.push_back(fmt::format("v_lshrrev_b32_e32 {}, 16, {}", program::to_string(q.b.dst), program::to_string(q.a.dst)));
       fast.push_back(fmt::format("v_and_b32_e32 {}, 0xffff, {}", program::to_string(q.a.dst), program::to_string(q.a.dst)));
     }
-    fast.push_back("s_branch " + label + "_join");
+    // The fallback goes after the kernel's last instruction (an s_endpgm or s_branch: nothing falls
+    // into it) and branches back, so the fast path runs straight through (no taken branch).
+    size_t tail = f.end;
+    while (tail > f.begin && !p.text_line(tail - 1).is_instruction()) --tail;
+    if (tail == f.begin || !p.text_line(tail - 1).inst || !p.text_line(tail - 1).inst->no_fallthrough || tail <= r1) return std::nullopt;
     lines.insert(lines.end(), fast.begin(), fast.end());
-    lines.push_back(label + "_orig:");
-    lines.insert(lines.end(), orig.begin(), orig.end());
     lines.push_back(label + "_join:");
+    std::vector<std::string> fallback{p.text_line(tail - 1).text, label + "_orig:"};  // the last instruction kept, then the fallback
+    fallback.insert(fallback.end(), orig.begin(), orig.end());
+    fallback.push_back("s_branch " + label + "_join");
     Edit e;
     e.kernel = kernel;
     e.move = name();
     e.proposer = proposer();
     e.hunks.push_back(make_hunk(p, r0, r1, lines));
+    e.hunks.push_back(make_hunk(p, tail - 1, tail - 1, fallback));
     e.description = fmt::format("{} pair(s) of buffer_load_ushort at lines {}..{} merged into buffer_load_dword behind a per-wave guard "
                                 "(masks equal, row base even{}), the original loads otherwise",
                                 pairs.size(), r0, r1, straddle ? ", no lane at the range check's last dword" : "");
