@@ -10,7 +10,7 @@
 // for A), and replaces it by
 //     guard:  s_cmp_eq_u64 mA, mB ; s_cbranch_scc0 orig          (per pair: per-lane masks equal)
 //             s_bitcmp1_b32 S, 0 ; s_cbranch_scc1 orig           (per S: (S + x + c) even, dword-aligned)
-//             s_mov_b32 sK, NR & ~3 ; v_cmp_ne_u32_e64 s[T], sK, vA_off ; s_cmp_eq_u64 s[T], exec ;
+//             s_and_b32 sK, srd[2], -4 ; v_cmp_ne_u32_e64 s[T], sK, vA_off ; s_cmp_eq_u64 s[T], exec ;
 //             s_cbranch_scc0 orig                                 (per pair, when NR % 4 is 2 or 3)
 //     fast:   the run, each pair as one `buffer_load_dword vA, vA_off, ...` at its earlier load,
 //             then s_waitcnt vmcnt(0) ; v_lshrrev_b32 vB, 16, vA ; v_and_b32 vA, 0xffff, vA
@@ -263,7 +263,7 @@ class WidenShortMove final : public Move {
       auto attempt = [&](const std::vector<Pair>& set) -> std::optional<Edit> {
         size_t r0 = SIZE_MAX, r1 = 0;
         for (const Pair& q : set) r0 = std::min({r0, q.a.line, q.b.line}), r1 = std::max({r1, q.a.line, q.b.line});
-        if (r0 < first || r1 > last) return std::nullopt;
+        (void)first, (void)last;  // the loads usually precede the hot wait that starts the window: the block is enough
         return build(p, f, live, c.kernel, r0, r1, set, ids_before(r0), st, max_sgpr);
       };
       if (auto e = attempt(pairs)) {
@@ -354,7 +354,8 @@ class WidenShortMove final : public Move {
       lines.push_back("s_cbranch_scc1 " + label + "_orig");
     }
     if (straddle) {
-      lines.push_back(fmt::format("s_mov_b32 s{}, {:#x}", t + 2, nr & ~3u));
+      // K = NR & ~3 read from the V# itself (not the constant), so the test holds for whatever NR the word has.
+      lines.push_back(fmt::format("s_and_b32 s{}, s{}, -4", t + 2, srd->first + 2));
       for (const auto& q : pairs) {
         lines.push_back(fmt::format("v_cmp_ne_u32_e64 s[{}:{}], s{}, {}", t, t + 1, t + 2, program::to_string(q.a.off)));
         lines.push_back(fmt::format("s_cmp_eq_u64 s[{}:{}], exec", t, t + 1));
