@@ -37,7 +37,8 @@
 // - Data: little-endian, the dword's low half is A's element and its high half B's; the unpack
 //   writes them zero-extended as buffer_load_ushort does. vmcnt(0) before the unpack waits for the
 //   merged loads; the code after join waits as before (in the fast path nothing is outstanding).
-// - Nothing in the run other than the pair's loads touches vA/vB; the pairs' offset registers hold
+// - No EXEC write in the block before the run's last line. Nothing in the run other than the pair's loads
+//   touches vA/vB; the pairs' offset registers and V# hold
 //   at the guard the values they have at their loads (value numbering over the block), and the
 //   masks/S tested hold the values the v_cndmask / v_add_lshl_u32 read. SCC must be dead at the
 //   run; the temporaries s[T:T+1], sK are fresh SGPRs above the kernel's highest.
@@ -223,6 +224,9 @@ class WidenShortMove final : public Move {
         ids_at.push_back({i, st.id});
         if (!l.is_instruction() || !l.inst) { broken = true; break; }
         const program::Instruction& in = *l.inst;
+        // Offsets are selected per lane under EXEC: loads after an EXEC write could run on lanes whose
+        // offsets were never written, so the scan (and every run) ends there.
+        if (in.writes(RegRange{RegFile::EXEC, 0, 2})) break;
         if (in.mnemonic == "buffer_load_ushort") {
           const auto ops = split_operands(in.text, in.mnemonic.size());
           // vdst, vaddr, srsrc, "0 offen"
@@ -300,6 +304,10 @@ class WidenShortMove final : public Move {
         const unsigned now = id_at_r0(mk.file, mk.first) * 100003u + id_at_r0(mk.file, mk.first + 1);
         if (now != ld->masked.mask_id) return std::nullopt;
         merged_dsts.push_back(ld->dst);
+        // The V# words the guard and the fast path read hold at r0 what the loads use.
+        auto srd = program::parse_reg(ld->srd);
+        for (unsigned k = 0; srd && k < 4; ++k)
+          if (id_at_r0(RegFile::SGPR, srd->first + k) != ld->srd_ids[k]) return std::nullopt;
       }
       if (q.a.dst == q.b.dst || q.a.dst.file != RegFile::VGPR || q.b.dst.file != RegFile::VGPR) return std::nullopt;
     }
