@@ -143,10 +143,10 @@ TEST(CalibrationKernels, OccupancyPairRunsOneAndTwoWavesPerSimd) {
   EXPECT_GE(two.by_lds, 2u);
 }
 
-// The RoPE rows' Triton kernels (bench/calibration/triton), as committed: Triton's assembly with its v_cndmask neg
-// modifiers rewritten (build.py finalize). Emulated on 48 tokens x 16 heads (a partial last tile at BLOCK_M 32),
-// the result must be the inverse GPT-J rotation of a float64 reference within bf16 rounding, and the table unchanged:
-// the rewrite kept the kernel's meaning, and the bench times a kernel that computes RoPE.
+// The RoPE rows' Triton kernels (bench/calibration/triton), as committed: Triton's assembly unmodified (build.py
+// finalize), including its `v_cndmask_b32_e64 vD, -vS, vS, vcc` selects (the neg modifier flips bit 31). Emulated
+// on 48 tokens x 16 heads (a partial last tile at BLOCK_M 32), the result must be the inverse GPT-J rotation of a
+// float64 reference within bf16 rounding, and the table unchanged: the bench times a kernel that computes RoPE.
 TEST(CalibrationKernels, TritonRopeComputesTheInverseRotation) {
   const uint64_t tokens = 48, heads = 16, rd = 64;
   for (unsigned block_m : {32u, 8u}) {
