@@ -22,12 +22,16 @@ namespace {
 //             Bytes/cycle = TB/s / clock [D]. MALL capacity 256 MiB, 64 B line, 16-way (S11, MI300X and MI355X).
 //  latencies: L2, MALL and HBM fitted on the measured pointer chases of mi300x-measured.md A (bench/calibration,
 //             fit rows); sL1 48 and L1 116 cycles from an unattributed MI300X p-chase (notes section 5) [U].
-//  LDS:       S11 32 banks (64 on gfx950), phases per width (timing/trace.cpp). Pipe occupancy fitted on
-//             bench/calibration's two ds_read_b32 rows (S11's measured MI300X blocks of 64 back-to-back
-//             ds_read_b32: 500.8 cycles conflict-free, 2 phase cycles each; 6810 fully conflicted, 64): 3.21 + 1.59
-//             per phase cycle. (A first fit, 4.6 + 1.59, divided the blocks by 64 and left out that a timed
-//             block ends with the last read's latency; the bench's kernel showed it +18 % on the b32 row.)
-//             Held out: the b64 and b128 rows. Latency 64 [U] (the p-chase says ~51, S6 comments "2-64").
+//  LDS:       S11 32 banks (64 on gfx950), phases per width (timing/trace.cpp). S10 (CDNA2/3): the SIMDs share the
+//             LDS in pairs, one instruction per pair at a time, 64 B/clk per port and direction; a wave64 b32 store
+//             takes 8 cycles, a b128 store 20 (= 4 + bytes / 64 [D]). So an instruction holds the pipe for its bank
+//             phases or for its bytes at 64 B/clk, whichever is longer. Base and per-phase cost fitted on bench/calibration's two
+//             ds_read_b32 rows (S11's measured MI300X blocks of 64 back-to-back ds_read_b32: 500.8 cycles
+//             conflict-free, 2 phase cycles and 256 bytes each, so the port's 4 cycles hold; 6810 fully
+//             conflicted, 64 phase cycles): 2.39 + max(1.603 per phase cycle, bytes / 64), the same occupancy
+//             for both rows as round 3's fit without the port term (3.21 + 1.59 per phase cycle; a first fit,
+//             4.6 + 1.59, divided the blocks by 64 and left out that a timed block ends with the last read's
+//             latency). Held out: the b64 and b128 rows. Latency 64 [U] (the p-chase says ~51, S6 "2-64").
 //  dispatch:  mgpusim models 2 cycles per wave per XCD (notes section 7) [U]; an MI300X XCD has 4 shader engines
 //             (rocminfo of an MI300X: 32 shader engines, 304 CUs; ROCm/legacy-rocm-build #4021), so 8 cycles per wave
 //             per shader engine [D], the rate assumed for every shader engine [U]. An MI250X GCD has 8 (rocminfo of an
@@ -56,7 +60,7 @@ constexpr HwParams kRows[] = {
         // directly (a fit row by construction).
         .tlb_entries = 16384, .tlb_ways = 16, .tlb_page = 4096, .lat_tlb_miss = 99,
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,  // S1 16 KiB/2 CUs; line [U]
-        .lds_banks = 32, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,
+        .lds_banks = 32, .lds_cycles_base = 2.39, .lds_cycles_per_phase_cycle = 1.603, .lds_port_bytes = 64, .lat_lds = 64,
         .barrier_cycles = 16,  // [U] release after the last arrival
         .shader_engines = 4, .wave_launch_cycles = 8,
         .hbm_efficiency = 0.783,  // fitted on the BabelStream Copy and Mul rows (4.11-4.13, 4.10-4.26 TB/s of 5.3; bench/calibration)
@@ -79,7 +83,8 @@ constexpr HwParams kRows[] = {
         .lat_atomic_extra = 64,
         .tlb_entries = 0, .tlb_ways = 1, .tlb_page = 4096, .lat_tlb_miss = 0,  // no published TLB measurement: not modeled
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
-        .lds_banks = 32, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // MI300X fit reused [U]
+        // S10's 64 B/clk per port is CDNA2/3's; the MI300X fit reused [U].
+        .lds_banks = 32, .lds_cycles_base = 2.39, .lds_cycles_per_phase_cycle = 1.603, .lds_port_bytes = 64, .lat_lds = 64,
         .barrier_cycles = 16,
         .shader_engines = 8, .wave_launch_cycles = 8,  // 8 shader engines per GCD (rocminfo); rate as gfx942 [U]
         .hbm_efficiency = 0.783,  // the MI300X fit reused [U] (held out: MI250X BabelStream 1.3-1.4 of 1.6 TB/s, bench/calibration)
@@ -102,7 +107,9 @@ constexpr HwParams kRows[] = {
         .lat_atomic_extra = 64,
         .tlb_entries = 0, .tlb_ways = 1, .tlb_page = 4096, .lat_tlb_miss = 0,  // no published TLB measurement: not modeled
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,
-        .lds_banks = 64, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lat_lds = 64,  // S11 64 banks; fit reused [U]
+        // S11 64 banks; round 3's MI300X fit without the port term reused [U] (CDNA4 reads at 256 B/clk per CU, S11/S12;
+        // how that splits over its ports is not published, so no port term).
+        .lds_banks = 64, .lds_cycles_base = 3.21, .lds_cycles_per_phase_cycle = 1.59, .lds_port_bytes = 0, .lat_lds = 64,
         .barrier_cycles = 16,
         .shader_engines = 4, .wave_launch_cycles = 8,  // MI300X's 4 per XCD assumed [U]
         .hbm_efficiency = 0.783,  // the MI300X fit reused [U]

@@ -46,7 +46,9 @@ struct HwParams {
   unsigned scache_bytes, scache_line, lat_scache, lat_smem_miss;
   // LDS.
   unsigned lds_banks;
-  double lds_cycles_base, lds_cycles_per_phase_cycle;  // pipe occupancy = base + per * sum of phase cycles
+  // Pipe occupancy = base + max(per * sum of phase cycles, active lanes x bytes per lane / lds_port_bytes).
+  double lds_cycles_base, lds_cycles_per_phase_cycle;
+  double lds_port_bytes;        // bytes/cycle of the data port a SIMD pair shares; 0: no port term
   unsigned lat_lds;
   // Workgroups.
   unsigned barrier_cycles;      // from the last wave's arrival to the release

@@ -445,7 +445,9 @@ class Simulator {
       case Kind::Lds: {
         S.port_free[kPortLds] = t + hw_.issue_period;
         const unsigned phases = te.lds_phase_cycles ? te.lds_phase_cycles : std::max(1u, 64u / hw_.lds_banks);
-        const double occ = hw_.lds_cycles_base + hw_.lds_cycles_per_phase_cycle * phases;
+        // The pipe is held by the bank phases or by the data port, whichever takes longer (hw_params.h).
+        const double port = hw_.lds_port_bytes > 0 ? static_cast<double>(lanes) * te.lds_lane_bytes / hw_.lds_port_bytes : 0;
+        const double occ = hw_.lds_cycles_base + std::max(hw_.lds_cycles_per_phase_cycle * phases, port);
         Server& pipe = C.lds[std::min<unsigned>(w.simd / 2, 1)];
         uint64_t done = static_cast<uint64_t>(std::ceil(pipe.serve(static_cast<double>(t), occ))) + hw_.lat_lds;
         done = std::max(done, w.last_lds_done);  // LDS returns in order

@@ -159,6 +159,7 @@ void TraceRecorder::before_inst(const emu::ExecContext& ctx, const emu::Wave& w,
     }
     e.lds_phase_cycles = static_cast<uint16_t>(lds_phase_cycles(a0, a1, exec, s.bytes, s.addresses, hw_.lds_banks, s.read));
   }
+  e.lds_lane_bytes = s.memory ? static_cast<uint8_t>(s.bytes * s.addresses) : 4;  // permute/swizzle: a dword per lane
   t.entries.push_back(e);
 }
 

@@ -25,6 +25,7 @@ struct TraceEntry {
   uint32_t sector_count = 0;      // sectors touched (may repeat: the model de-duplicates)
   uint16_t lds_phase_cycles = 0;  // LDS: sum over the access phases of the busiest bank's distinct dwords
   uint8_t active_lanes = 0;       // EXEC population before the instruction
+  uint8_t lds_lane_bytes = 0;     // LDS: bytes each active lane moves through the data port (width x addresses)
 };
 
 struct WaveTrace {

@@ -574,6 +574,15 @@ extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1_ds_clustered(cons
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d1_ds_spread(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
   pipe_gemm<64, 128, 1, false, kDsSpread>(A, B, C, n, k);
 }
+// The ds_read clustering pair again on the two-stage pipelined GEMM (the base is pipe_gemm_d2): with the global
+// loads two steps ahead, a step no longer waits for memory, so the order of its ds_reads and MFMAs is what is left.
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2_ds_clustered(const half8* A, const half8* B, float* C, uint32_t n,
+                                                                            uint32_t k) {
+  pipe_gemm<64, 128, 2, false, kDsClustered>(A, B, C, n, k);
+}
+extern "C" __global__ __launch_bounds__(256) void pipe_gemm_d2_ds_spread(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {
+  pipe_gemm<64, 128, 2, false, kDsSpread>(A, B, C, n, k);
+}
 // Occupancy pair (rocMLIR #1098): 128 x 320 tiles, two prefetch stages, so the default allocation needs more
 // than 256 registers (one wave per SIMD), and amdgpu_waves_per_eu(2) asks the compiler to fit two.
 extern "C" __global__ __launch_bounds__(256) void pipe_gemm_big(const half8* A, const half8* B, float* C, uint32_t n, uint32_t k) {

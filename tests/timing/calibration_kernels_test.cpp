@@ -101,26 +101,30 @@ TEST(CalibrationKernels, InterleavePairIssuesLoadsEarlierAmongTheMfmas) {
   EXPECT_LT(mfmas_before_first_load(mixed), mfmas_before_first_load(base));
 }
 
-// ds_read clustering pair: the same instructions; clustered issues every ds_read of a step before its first MFMA,
-// spread issues some after one.
+// ds_read clustering pairs (one and two prefetch stages): the same instructions; clustered issues every ds_read of a
+// step before its first MFMA, spread issues some after one.
 TEST(CalibrationKernels, DsReadPairClustersAndSpreads) {
-  const auto clustered = loop_body(decode("pipe_gemm_d1_ds_clustered")), spread = loop_body(decode("pipe_gemm_d1_ds_spread"));
-  ASSERT_FALSE(clustered.empty());
-  ASSERT_FALSE(spread.empty());
-  for (const char* m : {"v_mfma", "global_load", "ds_read", "ds_write", "s_barrier"})
-    EXPECT_EQ(count_text(clustered, m), count_text(spread, m)) << m;
-  auto reads_after_an_mfma = [](const std::vector<program::Instruction>& body) {  // within a step (barrier to barrier)
-    unsigned n = 0;
-    bool mfma_seen = false;
-    for (const auto& in : body) {
-      if (in.text.find("s_barrier") != std::string::npos) mfma_seen = false;
-      if (in.text.find("v_mfma") != std::string::npos) mfma_seen = true;
-      n += mfma_seen && in.text.find("ds_read") != std::string::npos;
-    }
-    return n;
-  };
-  EXPECT_EQ(reads_after_an_mfma(clustered), 0u);
-  EXPECT_GT(reads_after_an_mfma(spread), 0u);
+  for (const char* base : {"pipe_gemm_d1", "pipe_gemm_d2"}) {
+    SCOPED_TRACE(base);
+    const auto clustered = loop_body(decode(std::string(base) + "_ds_clustered"));
+    const auto spread = loop_body(decode(std::string(base) + "_ds_spread"));
+    ASSERT_FALSE(clustered.empty());
+    ASSERT_FALSE(spread.empty());
+    for (const char* m : {"v_mfma", "global_load", "ds_read", "ds_write", "s_barrier"})
+      EXPECT_EQ(count_text(clustered, m), count_text(spread, m)) << m;
+    auto reads_after_an_mfma = [](const std::vector<program::Instruction>& body) {  // within a step (barrier to barrier)
+      unsigned n = 0;
+      bool mfma_seen = false;
+      for (const auto& in : body) {
+        if (in.text.find("s_barrier") != std::string::npos) mfma_seen = false;
+        if (in.text.find("v_mfma") != std::string::npos) mfma_seen = true;
+        n += mfma_seen && in.text.find("ds_read") != std::string::npos;
+      }
+      return n;
+    };
+    EXPECT_EQ(reads_after_an_mfma(clustered), 0u);
+    EXPECT_GT(reads_after_an_mfma(spread), 0u);
+  }
 }
 
 // Occupancy pair: the default allocation leaves one wave per SIMD (registers), waves_per_eu(2) two; LDS allows
@@ -143,10 +147,10 @@ TEST(CalibrationKernels, OccupancyPairRunsOneAndTwoWavesPerSimd) {
   EXPECT_GE(two.by_lds, 2u);
 }
 
-// The RoPE rows' Triton kernels (bench/calibration/triton), as committed: Triton's assembly with its v_cndmask neg
-// modifiers rewritten (build.py finalize). Emulated on 48 tokens x 16 heads (a partial last tile at BLOCK_M 32),
-// the result must be the inverse GPT-J rotation of a float64 reference within bf16 rounding, and the table unchanged:
-// the rewrite kept the kernel's meaning, and the bench times a kernel that computes RoPE.
+// The RoPE rows' Triton kernels (bench/calibration/triton), as committed: Triton's assembly unmodified (build.py
+// finalize), including its `v_cndmask_b32_e64 vD, -vS, vS, vcc` selects (the neg modifier flips bit 31). Emulated
+// on 48 tokens x 16 heads (a partial last tile at BLOCK_M 32), the result must be the inverse GPT-J rotation of a
+// float64 reference within bf16 rounding, and the table unchanged: the bench times a kernel that computes RoPE.
 TEST(CalibrationKernels, TritonRopeComputesTheInverseRotation) {
   const uint64_t tokens = 48, heads = 16, rd = 64;
   for (unsigned block_m : {32u, 8u}) {

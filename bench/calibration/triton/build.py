@@ -5,14 +5,13 @@
     python3 bench/calibration/triton/build.py finalize --staging STAGING   (here: ld.lld-22, llvm-objdump-22)
 
 Same steps and the same scrubbing as corpus/triton/build.py (whose helpers it uses): no line info, pointers
-and integer arguments specialized as Triton's launcher would, metadata without hash or paths; finalize links a
-assembles Triton's assembly with llvm-mc-22 (after one rewrite that AsmEvo's emulator needs, see CNDMASK_NEG), links
-it with ld.lld-22 -shared, checks it disassembles, and installs gfx942/<variant>.{hsaco,json}.
+and integer arguments specialized as Triton's launcher would, metadata without hash or paths; finalize
+assembles Triton's assembly with llvm-mc-22 unmodified, links it with ld.lld-22 -shared, checks it disassembles,
+and installs gfx942/<variant>.{hsaco,json}.
 """
 import argparse
 import importlib.util
 import json
-import re
 import os
 import shutil
 import subprocess
@@ -102,46 +101,16 @@ def validate_cuda(rc):
         assert err < 2 ** -6, v["name"]
 
 
-# v_cndmask_b32_e64 vD, -vS, vS, vcc (Triton's tl.where(-1, 1) * v): AsmEvo's emulator refuses an input modifier on
-# v_cndmask (its sources are integers there), so finalize rewrites each into the same bits without a modifier, the
-# neg modifier being a flip of bit 31: v_xor_b32 vT, 0x80000000, vS; v_cndmask_b32 vD, vT, vS, vcc, where vT is
-# one VGPR past Triton's allocation (next_free_vgpr + 1, accum_offset kept a multiple of 4 at or above it).
-CNDMASK_NEG = re.compile(r"^(\s*)v_cndmask_b32_e64 (v\d+), -(v\d+), (v\d+), vcc\s*$")
-
-
-def rewrite_cndmask_neg(asm):
-    lines = asm.split("\n")
-    free = int(re.search(r"\.amdhsa_next_free_vgpr (\d+)", asm).group(1))
-    tmp, count, out = f"v{free}", 0, []
-    for line in lines:
-        m = CNDMASK_NEG.match(line)
-        if m and m.group(3) == m.group(4):
-            ind, d, src = m.group(1), m.group(2), m.group(3)
-            out += [f"{ind}v_xor_b32_e32 {tmp}, 0x80000000, {src}", f"{ind}v_cndmask_b32_e32 {d}, {tmp}, {src}, vcc"]
-            count += 1
-            continue
-        if re.match(r"^\s*v_cndmask\S* .*(-v|\|v|neg\(|abs\()", line):
-            sys.exit(f"a v_cndmask with a modifier this rewrite does not handle: {line.strip()}")
-        out.append(line)
-    text = "\n".join(out)
-    if count:
-        acc = int(re.search(r"\.amdhsa_accum_offset (\d+)", text).group(1))
-        text = re.sub(r"\.amdhsa_next_free_vgpr \d+", f".amdhsa_next_free_vgpr {free + 1}", text)
-        text = re.sub(r"\.amdhsa_accum_offset \d+", f".amdhsa_accum_offset {max(acc, (free + 1 + 3) // 4 * 4)}", text)
-        text = re.sub(r"(\.vgpr_count:\s+)\d+", lambda m: f"{m.group(1)}{free + 1}", text)
-    return text, count
-
-
 def finalize(args):
-    """Assembles each variant's Triton assembly (staging/<variant>.amdgcn) with llvm-mc-22 after the rewrite above
-    and links it with ld.lld-22 -shared. `--staging bench/calibration/triton/gfx942` rebuilds the committed objects
-    from the committed assembly (byte for byte). Assembling the unmodified text gives Triton's own code object (same
-    .text and kernel descriptor bytes; checked when the objects were committed)."""
+    """Assembles each variant's Triton assembly (staging/<variant>.amdgcn) with llvm-mc-22, unmodified, and links
+    it with ld.lld-22 -shared. `--staging bench/calibration/triton/gfx942` rebuilds the committed objects from the
+    committed assembly (byte for byte). The text is Triton's own, so the object has the .text and kernel descriptor
+    bytes of Triton's code object (checked when the objects were first committed)."""
     staging = Path(args.staging)
     dest = HERE / ARCH
     dest.mkdir(exist_ok=True)
     for n in sorted(p.stem for p in staging.glob("*.amdgcn")):  # the variants the device step built
-        asm, count = rewrite_cndmask_neg((staging / f"{n}.amdgcn").read_text())
+        asm = (staging / f"{n}.amdgcn").read_text()
         with tempfile.TemporaryDirectory() as tmp:
             src, obj, linked = Path(tmp) / f"{n}.s", Path(tmp) / f"{n}.o", Path(tmp) / f"{n}.hsaco"
             src.write_text(asm)
@@ -159,7 +128,7 @@ def finalize(args):
         for ext in ("json", "amdgcn"):  # the metadata and the assembly the object was made from, beside it
             if (staging / f"{n}.{ext}").resolve() != (dest / f"{n}.{ext}").resolve():
                 shutil.copy(staging / f"{n}.{ext}", dest / f"{n}.{ext}")
-        print(f"installed {dest / n}.hsaco ({count} v_cndmask neg modifiers rewritten)")
+        print(f"installed {dest / n}.hsaco")
     return 0
 
 
