@@ -91,6 +91,8 @@ namespace {
 using program::RegFile;
 using program::RegRange;
 
+constexpr long kFull = -1;  // lanes written: all of the loop header's EXEC
+
 // A register unit: (file, 32-bit index), one per unit of a range.
 using Unit = std::pair<RegFile, unsigned>;
 using Units = std::set<Unit>;
@@ -201,8 +203,8 @@ class RegisterDoubleBufferMove final : public Move {
     std::vector<size_t> blocks;  // h first, the terminal block last
     size_t terminal = 0, w = 0;
     Units reads_in, writes;
-    std::set<unsigned> defined_at_entry_exec;  // VGPRs written at EXEC = E before any read, on every path
-    std::set<unsigned> in_range;               // VGPRs L names inside a register range
+    std::set<unsigned> defined_at_entry_exec;  // VGPRs written at EXEC = E on every path to w
+    std::map<unsigned, std::set<std::pair<unsigned, unsigned>>> ranges_naming;  // VGPR -> the ranges (first, count) of L naming it
   };
 
   std::optional<Region> region_from(const program::Program& p, const program::Function& f, size_t h, codeobj::Arch arch, std::string* why) const {
@@ -260,7 +262,10 @@ class RegisterDoubleBufferMove final : public Move {
     struct State {
       std::optional<unsigned> saved;
       Units defined;
-      std::set<unsigned> vdefined;  // VGPRs written at EXEC = E
+      // VGPR -> the lanes written: kFull (EXEC = E) or those of the saveexec opened at that line (its
+      // EXEC, until the restore): a read is covered when it reads no lane L has not written.
+      std::map<unsigned, long> vdefined;
+      long region = kFull;
       bool set = false;
     };
     std::map<size_t, size_t> indegree;
@@ -279,16 +284,18 @@ class RegisterDoubleBufferMove final : public Move {
         if (!in) continue;
         const Units uses = units_of(in->uses), defs = units_of(in->defs);
         for (const Unit& u : uses) {
-          const bool def = u.first == RegFile::VGPR ? st.vdefined.count(u.second) != 0 : st.defined.count(u) != 0;
+          bool def = st.defined.count(u) != 0;
+          if (u.first == RegFile::VGPR) {
+            const auto it = st.vdefined.find(u.second);
+            def = it != st.vdefined.end() && (it->second == kFull || it->second == st.region);
+          }
           if (!def) r.reads_in.insert(u);
         }
         r.writes.insert(defs.begin(), defs.end());
-        for (const RegRange& g : in->defs)
-          if (g.file == RegFile::VGPR && g.count != 1)
-            for (unsigned q = 0; q < g.count; ++q) r.in_range.insert(g.first + q);
-        for (const RegRange& g : in->uses)
-          if (g.file == RegFile::VGPR && g.count != 1)
-            for (unsigned q = 0; q < g.count; ++q) r.in_range.insert(g.first + q);
+        for (const auto* list : {&in->defs, &in->uses})
+          for (const RegRange& g : *list)
+            if (g.file == RegFile::VGPR && g.count != 1)
+              for (unsigned q = 0; q < g.count; ++q) r.ranges_naming[g.first + q].insert({g.first, g.count});
         // EXEC: one saveexec and its restore.
         const bool writes_exec = std::any_of(in->defs.begin(), in->defs.end(), [](const RegRange& d) { return d.file == RegFile::EXEC; });
         const std::vector<std::string> ops = operands_of(*in);
@@ -311,16 +318,23 @@ class RegisterDoubleBufferMove final : public Move {
         }
         for (const Unit& u : defs) {
           if (u.first == RegFile::VGPR) {
-            if (!st.saved && !opens) st.vdefined.insert(u.second);
+            if (!st.saved && !opens) st.vdefined[u.second] = kFull;
+            else if (!st.vdefined.count(u.second) || st.vdefined.at(u.second) != kFull) st.vdefined[u.second] = st.region;
           } else {
             st.defined.insert(u);
           }
         }
-        if (opens) st.saved = opens;
+        if (opens) {
+          st.saved = opens;
+          st.region = static_cast<long>(i);
+        } else if (writes_exec) {
+          st.region = kFull;
+        }
       }
       if (b == r.terminal) {
         if (st.saved) return refuse("EXEC at the wait is not EXEC at the loop header");
-        r.defined_at_entry_exec = st.vdefined;
+        for (const auto& [v, lanes] : st.vdefined)
+          if (lanes == kFull) r.defined_at_entry_exec.insert(v);
         continue;
       }
       for (size_t s : f.blocks[b].succs) {
@@ -329,12 +343,17 @@ class RegisterDoubleBufferMove final : public Move {
           n = st;
           n.set = true;
         } else {
-          if (n.saved != st.saved) return refuse("paths through the load region join with different EXEC states");
+          if (n.saved != st.saved || n.region != st.region) return refuse("paths through the load region join with different EXEC states");
           Units both;
           std::set_intersection(n.defined.begin(), n.defined.end(), st.defined.begin(), st.defined.end(), std::inserter(both, both.begin()));
           n.defined = both;
-          std::set<unsigned> vboth;
-          std::set_intersection(n.vdefined.begin(), n.vdefined.end(), st.vdefined.begin(), st.vdefined.end(), std::inserter(vboth, vboth.begin()));
+          // Lanes written on both paths: the same, or the saveexec's where one path wrote all of E.
+          std::map<unsigned, long> vboth;
+          for (const auto& [v, lanes] : n.vdefined)
+            if (auto it = st.vdefined.find(v); it != st.vdefined.end()) {
+              if (lanes == it->second) vboth[v] = lanes;
+              else if (lanes == kFull || it->second == kFull) vboth[v] = lanes == kFull ? it->second : lanes;
+            }
           n.vdefined = vboth;
         }
         if (--indegree[s] == 0) ready.push_back(s);
@@ -513,10 +532,21 @@ class RegisterDoubleBufferMove final : public Move {
       const bool conflict = rest_uses.count(u) || (rest_defs.count(u) && u.first != RegFile::SCC);
       if (!conflict) continue;
       if (u.first != RegFile::VGPR) return refuse("the loads' code writes " + unit_name(u) + ", which the loop's compute uses");
-      if (L.in_range.count(u.second)) return refuse(fmt::format("v{} is written by the loads' code and named there inside a register range", u.second));
-      if (!L.defined_at_entry_exec.count(u.second) || L.reads_in.count(u))
-        return refuse(fmt::format("v{} is not written at the header's EXEC before it is read on every path through the loads' code", u.second));
+      if (L.reads_in.count(u)) return refuse(fmt::format("v{} is read by the loads' code in lanes it has not written there", u.second));
       renamed.insert(u.second);
+    }
+    // Registers L names inside a range are renamed with the whole range (one range per register, every
+    // register of it renamed), to fresh registers as aligned as the range (gfx90a+: 64-bit aligned tuples).
+    std::map<unsigned, RegRange> group_of;  // renamed VGPR -> its range in L
+    for (unsigned v : renamed) {
+      const auto it = L.ranges_naming.find(v);
+      if (it == L.ranges_naming.end()) continue;
+      if (it->second.size() != 1) return refuse(fmt::format("v{} is named inside different register ranges by the loads' code", v));
+      const auto [first, count] = *it->second.begin();
+      for (unsigned q = first; q < first + count; ++q)
+        if (!renamed.count(q) || L.ranges_naming.at(q).size() != 1)
+          return refuse(fmt::format("v{} is named inside the range v[{}:{}], not all of which can be renamed", v, first, first + count - 1));
+      group_of[v] = RegRange{RegFile::VGPR, first, count};
     }
     // From w on: SCC written before read; each renamed register only read (single operand) in W until its
     // next write in W/X; no read in X before that write.
@@ -534,6 +564,8 @@ class RegisterDoubleBufferMove final : public Move {
         for (unsigned v : pending) {
           const bool reads = u.count({RegFile::VGPR, v}) != 0, writes = d.count({RegFile::VGPR, v}) != 0;
           if (reads && (i > b1 || writes)) return refuse(fmt::format("v{} (written by the loads' code) is read by the compute ({})", v, in->text));
+          if (reads && !L.defined_at_entry_exec.count(v))
+            return refuse(fmt::format("v{} is read after the wait but not written at the header's EXEC on every path through the loads", v));
           if (reads) {
             for (const RegRange& g : in->uses)
               if (g.contains(RegFile::VGPR, v) && g.count != 1) return refuse(fmt::format("v{} is read inside a register range ({})", v, in->text));
@@ -561,15 +593,34 @@ class RegisterDoubleBufferMove final : public Move {
       }
     const unsigned limit = vgpr_occupancy_limit(*ap, static_cast<unsigned>(use.max_vgpr + 1));
     std::map<unsigned, unsigned> fresh;
+    std::set<unsigned> taken = referenced;
+    std::map<unsigned, unsigned> group_base;  // a range's first register -> its fresh first register
     for (unsigned v : renamed) {
+      if (fresh.count(v)) continue;
+      const RegRange g = group_of.count(v) ? group_of.at(v) : RegRange{RegFile::VGPR, v, 1};
+      const unsigned step = g.count == 1 ? 1 : 2;
       unsigned r = 0;
-      while (r < limit && (referenced.count(r) || std::any_of(fresh.begin(), fresh.end(), [&](const auto& kv) { return kv.second == r; }))) ++r;
-      if (r >= limit) return refuse(fmt::format("no free VGPR below v{} (the occupancy limit) to rename v{}", limit, v));
-      fresh[v] = r;
+      auto free_at = [&](unsigned at) {
+        for (unsigned q = at; q < at + g.count; ++q)
+          if (taken.count(q)) return false;
+        return true;
+      };
+      while (r + g.count <= limit && !free_at(r)) r += step;
+      if (r + g.count > limit) return refuse(fmt::format("no free VGPR below v{} (the occupancy limit) to rename v{}", limit, v));
+      for (unsigned q = 0; q < g.count; ++q) {
+        fresh[g.first + q] = r + q;
+        taken.insert(r + q);
+      }
+      if (g.count != 1) group_base[g.first] = r;
     }
     auto renamed_text = [&](size_t i, const std::set<unsigned>& regs) {
       std::string text = p.text_line(i).text;
-      for (unsigned v : regs) text = rename_registers(text, RegRange{RegFile::VGPR, v, 1}, fresh.at(v));
+      std::set<unsigned> groups_done;
+      for (unsigned v : regs)
+        if (auto it = group_of.find(v); it != group_of.end() && groups_done.insert(it->second.first).second)
+          text = rename_registers(text, it->second, group_base.at(it->second.first));  // the range and its single registers
+      for (unsigned v : regs)
+        if (!group_of.count(v)) text = rename_registers(text, RegRange{RegFile::VGPR, v, 1}, fresh.at(v));
       return text;
     };
     auto regs_named = [&](size_t i) {
