@@ -76,6 +76,7 @@
 #include "codeobj/resources.h"
 #include "search/moves/loop_pipeline.h"
 #include "search/moves/moves.h"
+#include "search/moves/probe.h"
 #include "support/error.h"
 
 namespace asmevo::search {
@@ -507,13 +508,7 @@ class LoopPipelineMove final : public Move {
     }
     // Fresh registers: not referenced by the loop, not live there on any lane, below the VGPR count that
     // keeps the kernel's occupancy by VGPRs (SGPRs: up to kSgprTop).
-    const unsigned vgprs_now = static_cast<unsigned>(use.max_vgpr + 1);
-    auto by_vgprs = [&](unsigned n) {
-      const unsigned g = ap->vgpr_alloc_granule;
-      return codeobj::compute_occupancy(*ap, std::max(g, (n + g - 1) / g * g), 0, 0, 64).by_vgprs;
-    };
-    unsigned limit = vgprs_now;
-    while (limit < ap->max_arch_vgprs && by_vgprs(limit + 1) == by_vgprs(vgprs_now)) ++limit;
+    const unsigned limit = vgpr_occupancy_limit(*ap, static_cast<unsigned>(use.max_vgpr + 1));
     const RegSet& carried = live_no_kill[blk.first - f.begin];
     std::vector<bool> taken(limit, false), staken(kSgprTop + 1, false);
     for (unsigned r = 0; r < limit; ++r) taken[r] = referenced.count(r) || carried.bits.test(RegSet::kVgpr + r);

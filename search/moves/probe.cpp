@@ -7,6 +7,7 @@
 
 #include "rebuild/rebuild.h"
 #include "check/check.h"
+#include "codeobj/resources.h"
 #include "support/error.h"
 
 namespace asmevo::search {
@@ -76,6 +77,25 @@ std::pair<size_t, size_t> window_lines(const program::Program& p, const std::str
                             f.begin, f.end),
                 p.original().elf().name(), "windows come from the timing profile of the same kernel");
   return *window;
+}
+
+std::set<unsigned> vgprs_of(const program::Instruction& in) {
+  std::set<unsigned> v;
+  for (const auto* list : {&in.defs, &in.uses})
+    for (const program::RegRange& r : *list)
+      if (r.file == program::RegFile::VGPR)
+        for (unsigned q = 0; q < r.count; ++q) v.insert(r.first + q);
+  return v;
+}
+
+unsigned vgpr_occupancy_limit(const codeobj::ArchParams& ap, unsigned vgprs_now) {
+  auto by_vgprs = [&](unsigned n) {
+    const unsigned g = ap.vgpr_alloc_granule;
+    return codeobj::compute_occupancy(ap, std::max(g, (n + g - 1) / g * g), 0, 0, 64).by_vgprs;
+  };
+  unsigned limit = vgprs_now;
+  while (limit < ap.max_arch_vgprs && by_vgprs(limit + 1) == by_vgprs(vgprs_now)) ++limit;
+  return limit;
 }
 
 }  // namespace asmevo::search

@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "check/isa.h"
+#include "codeobj/arch_params.h"
 #include "program/program.h"
 
 namespace asmevo::search {
@@ -40,5 +42,13 @@ const program::Function& kernel_function(const program::Program& p, const std::s
 // when the window does not lie inside the kernel.
 std::pair<size_t, size_t> window_lines(const program::Program& p, const std::string& kernel,
                                        std::optional<std::pair<size_t, size_t>> window);
+
+// Every VGPR `in` reads or writes, one entry per register (ranges expanded).
+std::set<unsigned> vgprs_of(const program::Instruction& in);
+
+// The VGPR count a kernel that now uses `vgprs_now` may grow to without losing waves per SIMD by
+// VGPRs (the same allocation granule's occupancy, codeobj::compute_occupancy): fresh registers taken
+// below it leave the kernel's occupancy, and so the timing model's, as it is.
+unsigned vgpr_occupancy_limit(const codeobj::ArchParams& ap, unsigned vgprs_now);
 
 }  // namespace asmevo::search

@@ -26,7 +26,11 @@
 //    has no EXEC write before it) it holds the same value in every lane as in the original (lanes
 //    outside E: neither version wrote them in R). Where T does not rewrite it, `v_mov_b32 v, vF` after
 //    T's last read (at EXEC = E) gives back the lanes R wrote; the others hold what they held before R,
-//    in both versions. The fresh registers are never read elsewhere.
+//    in both versions. The fresh registers are never read elsewhere. A renamed register that R reads as
+//    one half of a 64-bit pair (hipcc: `v_ashrrev_i32 v5, 31, v4; v_lshl_add_u64 v[12:13], v[4:5], ...`)
+//    takes one half of a fresh even-aligned pair (gfx90a+ tuples are 64-bit aligned); the other half is
+//    copied into the pair's other register right before that instruction (`v_mov_b32 vP, v4`, at its
+//    EXEC, nothing between), so it reads the same 64 bits in every lane it reads.
 //  - Registers R reads or writes are not the destination of a load in flight at W1 (a backward walk
 //    from W1 to the previous vmcnt(0) collects them), so deleting W1 lets no read see a stale value and
 //    no write race a load's return; G itself reads its loaded registers after W2's vmcnt(0), which waits
@@ -48,7 +52,8 @@
 // a region from G that does not end in one vmcnt(0) wait on every path (another wait, an exit, a back
 // edge, a second entry); anything in R but ALU code, branches and global/buffer loads (no LDS DMA);
 // EXEC changed other than by one saveexec/restore pair; R writing a register G reads that cannot be
-// renamed (an SGPR, a VGPR read before R writes it, or written only on some paths or in a range); a
+// renamed (an SGPR, a VGPR read before R writes it, or written only on some paths or in a range, or read
+// in a range wider than 64 bits, or in a pair whose other half is renamed too); a
 // renamed VGPR read inside a range, or read and written, after W2; a load in flight at W1 whose
 // register R touches, or a store in flight; AGPR kernels; no free VGPR below the occupancy limit.
 #include <fmt/format.h>
@@ -62,6 +67,7 @@
 #include "codeobj/arch_params.h"
 #include "codeobj/resources.h"
 #include "search/moves/moves.h"
+#include "search/moves/probe.h"
 #include "search/moves/register_compact.h"
 #include "search/moves/tile_load_batch.h"
 #include "support/error.h"
@@ -106,17 +112,6 @@ std::string not_in_region(const program::Instruction& in) {
     default: return "an instruction the move does not reorder across (" + m + ")";
   }
 }
-
-// Every VGPR `in` reads or writes (one bit each).
-std::set<unsigned> vgprs_of(const program::Instruction& in) {
-  std::set<unsigned> v;
-  for (const auto* list : {&in.defs, &in.uses})
-    for (const RegRange& r : *list)
-      if (r.file == RegFile::VGPR)
-        for (unsigned q = 0; q < r.count; ++q) v.insert(r.first + q);
-  return v;
-}
-
 
 // Whether `list` names VGPR v, and whether only as a single-register operand.
 struct Mention {
@@ -259,6 +254,8 @@ class TileLoadBatchMove final : public Move {
     std::map<size_t, State> in_state;
     in_state[b0].set = true;
     std::set<unsigned> renamed, touched_vgprs;
+    std::map<unsigned, unsigned> pair_half;              // renamed VGPR read as a half of a 64-bit pair -> which half
+    std::map<size_t, std::vector<RegRange>> pair_reads;  // line -> the pairs it reads that hold a renamed VGPR
     std::optional<State> at_w2;
     for (size_t b : order) {
       State st = in_state[b];
@@ -305,8 +302,18 @@ class TileLoadBatchMove final : public Move {
         for (unsigned v : candidates) {
           const Mention r = mentions(in.uses, v), w = mentions(in.defs, v);
           if (!r.any && !w.any) continue;
-          if (r.in_range || w.in_range) return refuse(fmt::format("the region names v{} inside a register range ({})", v, in.text));
+          if (w.in_range) return refuse(fmt::format("the region writes v{} inside a register range ({})", v, in.text));
           if (r.any && !st.defined.count(v)) return refuse(fmt::format("the region reads v{} before writing it ({})", v, in.text));
+          if (r.in_range)
+            for (const RegRange& u : in.uses) {
+              if (u.file != RegFile::VGPR || u.count == 1 || !u.contains(RegFile::VGPR, v)) continue;
+              if (u.count != 2) return refuse(fmt::format("the region reads v{} inside a register range wider than 64 bits ({})", v, in.text));
+              const unsigned pos = v - u.first, partner = u.first + 1 - pos;
+              if (candidates.count(partner)) return refuse(fmt::format("the region reads v{} and v{} as one 64-bit pair ({})", u.first, u.first + 1, in.text));
+              if (pair_half.count(v) && pair_half.at(v) != pos) return refuse(fmt::format("the region reads v{} as both halves of 64-bit pairs", v));
+              pair_half[v] = pos;
+              pair_reads[i].push_back(u);
+            }
           renamed.insert(v);
           if (w.any && !st.saved && !opens) st.defined.insert(v);
         }
@@ -422,19 +429,22 @@ class TileLoadBatchMove final : public Move {
       } else if (p.text_line(i).kind == program::Line::RawInstr) {
         return refuse("an undecoded instruction in the kernel (its registers are unknown)");
       }
-    const unsigned vgprs_now = static_cast<unsigned>(use.max_vgpr + 1);
-    auto by_vgprs = [&](unsigned n) {
-      const unsigned g = ap->vgpr_alloc_granule;
-      return codeobj::compute_occupancy(*ap, std::max(g, (n + g - 1) / g * g), 0, 0, 64).by_vgprs;
-    };
-    unsigned limit = vgprs_now;
-    while (limit < ap->max_arch_vgprs && by_vgprs(limit + 1) == by_vgprs(vgprs_now)) ++limit;
-    std::map<unsigned, unsigned> fresh;
+    const unsigned limit = vgpr_occupancy_limit(*ap, static_cast<unsigned>(use.max_vgpr + 1));
+    // A register read as half of a 64-bit pair gets a fresh even-aligned pair (gfx90a+ VGPR tuples are
+    // 64-bit aligned, SIRegisterInfo.td *_Align2): it takes the same half; the other half is a copy.
+    std::map<unsigned, unsigned> fresh, partner_copy;  // renamed VGPR -> fresh one; -> the fresh other half of its pair
+    std::set<unsigned> taken = referenced;
     for (unsigned v : renamed) {
+      const bool pair = pair_half.count(v) != 0;
       unsigned r = 0;
-      while (r < limit && (referenced.count(r) || std::any_of(fresh.begin(), fresh.end(), [&](const auto& kv) { return kv.second == r; }))) ++r;
-      if (r >= limit) return refuse(fmt::format("no free VGPR below v{} (the occupancy limit) to rename v{}", limit, v));
-      fresh[v] = r;
+      while (r + (pair ? 1 : 0) < limit && (taken.count(r) || (pair && taken.count(r + 1)))) r += pair ? 2 : 1;
+      if (r + (pair ? 1 : 0) >= limit) return refuse(fmt::format("no free VGPR {}below v{} (the occupancy limit) to rename v{}", pair ? "pair " : "", limit, v));
+      fresh[v] = pair ? r + pair_half.at(v) : r;
+      taken.insert(r);
+      if (pair) {
+        partner_copy[v] = r + 1 - pair_half.at(v);
+        taken.insert(r + 1);
+      }
     }
 
     // The edit: W1 and G deleted; R's and T's renamed lines; G after W2. In R every mention of a renamed
@@ -448,8 +458,19 @@ class TileLoadBatchMove final : public Move {
             if (mentions(in->uses, v).any || mentions(in->defs, v).any) lines[i].insert(v);
     for (const auto& [i, regs] : lines) {
       std::string t = p.text_line(i).text;
-      for (unsigned v : regs) t = rename_registers(t, RegRange{RegFile::VGPR, v, 1}, fresh.at(v));  // single-register operands only (mentions)
-      rewritten[i] = {t};
+      std::vector<std::string> copies;
+      // A pair holding a renamed VGPR: renamed whole to its fresh pair, the other half copied into it just
+      // before, at the same EXEC, so the instruction reads the same 64 bits in every lane it reads.
+      if (auto it = pair_reads.find(i); it != pair_reads.end())
+        for (const RegRange& u : it->second) {
+          const unsigned v = regs.count(u.first) ? u.first : u.first + 1;
+          const unsigned partner = v == u.first ? u.first + 1 : u.first;
+          t = rename_registers(t, u, fresh.at(v) - pair_half.at(v));
+          copies.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", partner_copy.at(v), partner));
+        }
+      for (unsigned v : regs) t = rename_registers(t, RegRange{RegFile::VGPR, v, 1}, fresh.at(v));  // the single-register operands left
+      copies.push_back(t);
+      rewritten[i] = copies;
     }
     auto copies_after = [&](size_t line) {
       std::vector<std::string> out;

@@ -9,25 +9,14 @@
 #include "search/moves/moves.h"
 #include "search/moves/tile_load_batch.h"
 #include "tests/search/move_test_util.h"
+#include "tests/search/tiled_gemm_spec.h"
 
 using namespace asmevo;
 using namespace asmevo::movetest;
 
 namespace {
 
-// A launch of a 16 x 16-tiled A·B kernel (args A, B, C, M, N, K[, batch in grid.z]) at sizes M x K x N.
-std::string gemm_spec(const std::string& kernel, int m, int n, int k, int batch) {
-  const auto path = asmevo::testing::scratch_dir("tile_load_batch", "") / fmt::format("{}_{}_{}_{}_{}.yaml", kernel, m, n, k, batch);
-  const int a = std::max(1, batch * m * k), b = std::max(1, batch * k * n), c = batch * m * n;
-  const std::string text = fmt::format(
-      "kernel: {}\ngrid: [{}, {}, {}]\nblock: [16, 16, 1]\ndynamic_lds: 0\nseed: 11\ninputs: 2\nspecial: true\nargs:\n"
-      "  - {{name: A, buffer: f32, count: {}, init: {{normal: [0, 1]}}}}\n  - {{name: B, buffer: f32, count: {}, init: {{normal: [0, 1]}}}}\n"
-      "  - {{name: C, buffer: f32, count: {}, init: {{normal: [0, 1]}}, inout: true}}\n"
-      "  - {{name: M, value: {}, type: i32}}\n  - {{name: N, value: {}, type: i32}}\n  - {{name: K, value: {}, type: i32}}\n",
-      kernel, (n + 15) / 16, (m + 15) / 16, batch, a, b, c, m, n, k);
-  write_file_atomic(path.string(), text);
-  return path.string();
-}
+std::string gemm_spec(const std::string& kernel, int m, int n, int k, int batch) { return tiled_gemm_spec("tile_load_batch", kernel, m, n, k, batch); }
 
 // The .text line of `kernel`'s first `s_waitcnt vmcnt(0)` followed by the LDS write `write`.
 size_t wait_before(const program::Program& p, const std::string& kernel, const std::string& write) {
@@ -147,10 +136,9 @@ TEST(TileLoadBatchTest, FiresOnEveryArchAndOnTheFusedGemms) {
 }
 
 TEST(TileLoadBatchTest, RefusesTheHipCorpusTileLoopsWithReasons) {
-  // matmul_tiled_f32 reuses the A element's register as half of a 64-bit address (ranges are not renamed);
+  // matmul_tiled_f32's second wait (the first is batched: TileLoadBatchTest.RenamesHalvesOf64BitPairs);
   // transpose_lds_f32's four groups branch to different waits, or reach the barrier's lgkmcnt wait.
   const std::vector<std::tuple<std::string, std::string, std::string>> cases{
-      {"matmul_tiled_f32", "ds_write_b32 v9, v5", "names v5 inside a register range"},
       {"matmul_tiled_f32", "ds_write_b32 v9, v5 offset:1024", "another wait (s_waitcnt lgkmcnt(0))"},
       {"transpose_lds_f32", "ds_write_b32 v0, v5", "paths from the LDS writes end at different waits"},
       {"transpose_lds_f32", "ds_write_b32 v0, v2 offset:3168", "another wait (s_waitcnt lgkmcnt(0))"},
@@ -175,5 +163,31 @@ TEST(TileLoadBatchTest, LeavesTheOtherCorpusKernelsWithTheShapeAlone) {
     for (size_t i = f->begin; i + 1 < f->end; ++i)
       if (p.text_line(i).text == "s_waitcnt vmcnt(0)" && p.text_line(i + 1).text.rfind("ds_write", 0) == 0)
         std::cout << k.label() << " before " << p.text_line(i + 1).text << ": " << search::tile_load_batch_refusal(p, k.name, i) << "\n";
+  }
+}
+
+TEST(TileLoadBatchTest, RenamesHalvesOf64BitPairs) {
+  // matmul_tiled_f32 (HIP corpus): the region rewrites the A element's v5 (`v_mov v5, 0`), then under the saveexec
+  // `v_ashrrev_i32 v5, 31, v4` and reads `v[4:5]` as the B address: v5 takes the odd half of a fresh pair, and v4 is
+  // copied into the even half right before the read.
+  auto move = search::make_tile_load_batch_move();
+  const corpus::Kernel k = corpus::kernels("gfx942", {"matmul_tiled_f32"}).at(0);
+  auto k0 = load(k.code_object);
+  auto p = program::Program::recover(k0);
+  auto edits = propose_whole(*move, p, k.name);
+  ASSERT_EQ(edits.size(), 1u);
+  std::cout << edits[0].description << "\n";
+  const search::Edit& e = edits[0];
+  bool copied = false;
+  for (const search::Hunk& h : e.hunks)
+    for (const std::string& l : h.lines) copied |= l.rfind("v_mov_b32_e32 v", 0) == 0 && l.find(", v4") != std::string::npos;
+  EXPECT_TRUE(copied) << e.diff();
+  auto k1 = rebuilt(search::apply_edit(p, e), "k1.co");
+  auto report = checked(k1, k.name);
+  EXPECT_TRUE(report.clean()) << report.to_text();
+  EXPECT_EQ(verdict(k0, k1, asmevo::testing::spec_without_perf(k.spec)), verify::Verdict::Equivalent);
+  for (const auto& [m, n, kk] : {std::tuple{5, 7, 0}, {17, 9, 1}, {16, 16, 16}, {20, 19, 37}}) {
+    const std::string spec = gemm_spec(k.name, m, n, kk, 1);
+    EXPECT_EQ(verdict(k0, k1, spec), verify::Verdict::Equivalent) << "M N K = " << m << " " << n << " " << kk;
   }
 }
