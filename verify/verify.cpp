@@ -445,9 +445,10 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     RunVariant variant;
     if (options.vary_run_conditions && !ref.schedule_sensitive()) variant.schedule = kSchedules[i % 3];
     if (options.vary_run_conditions && !ref.preload_sensitive()) variant.preload_firmware = i % 2 == 0;
-    // Every run fills LDS (K0 was checked not to read what it did not write): two fills in turn by
-    // pairs of runs, so a few consecutive boundary launches (n = 1..4) meet both.
-    if (options.vary_run_conditions && !ref.lds_sensitive()) variant.lds_fill = (i / 2) % 2 == 1 ? kLdsFill : kLdsFillLarge;
+    // Every run but the first (the plain run, as for the other conditions) fills LDS (K0 was checked
+    // not to read what it did not write): two fills in turn by pairs of runs, so a few consecutive
+    // boundary launches (n = 1..4) meet both.
+    if (options.vary_run_conditions && !ref.lds_sensitive() && i > 0) variant.lds_fill = (i / 2) % 2 == 1 ? kLdsFill : kLdsFillLarge;
     if (options.vary_run_conditions && !ref.address_sensitive() && i % 4 == 1) variant.straddle_4g = true;
     if (options.vary_run_conditions && !ref.register_sensitive() && i % 4 == 3) variant.register_fill = kRegisterFill;
     const std::string how = variant.describe();
