@@ -45,7 +45,10 @@ struct RunVariant {
   uint8_t lds_fill = 0;          // LDS bytes at workgroup start (undefined on hardware)
   bool straddle_4g = false;      // buffers and kernarg segment placed across 4 GiB boundaries
   uint32_t register_fill = 0;    // registers the kernel descriptor leaves undefined hold this (0: zeroed)
-  std::string describe() const;  // "" for the default, else "reverse waves, without kernarg preload"
+  // Stop at the first LDS race: two waves of a workgroup touch one LDS byte, one writing, with no
+  // s_barrier between (emu/lds_races.h); a deleted barrier shows even when every schedule hides it.
+  bool lds_races = false;
+  std::string describe() const;  // "" for the default, else "reverse waves, without kernarg preload" (not the race check: it changes no result)
 };
 
 // A kernel made ready to run (decoded once, run many times).

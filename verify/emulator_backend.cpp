@@ -60,6 +60,7 @@ class EmulatorBackend : public Backend {
     options.preload_firmware = variant.preload_firmware;
     options.lds_fill = variant.lds_fill;
     options.register_fill = variant.register_fill;
+    options.lds_races = variant.lds_races;
     options.coverage = true;
     options.observer = observer;
     options.workgroups = spec.workgroup_sample;

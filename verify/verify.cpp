@@ -6,11 +6,16 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <map>
+#include <mutex>
 #include <set>
 #include <tuple>
 
 #include "check/check.h"
 #include "emu/dispatch.h"
+#include "emu/inst.h"
+#include "emu/registry.h"
+#include "emu/wave.h"
 #include "support/error.h"
 #include "verify/aimed.h"
 #include "verify/compare.h"
@@ -20,9 +25,11 @@ namespace asmevo::verify {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-// LDS is undefined when a workgroup starts: candidates also run with this fill, so code that
-// drops an LDS initialisation (and reads what it no longer writes) differs.
-constexpr uint8_t kLdsFill = 0xA5;
+// LDS is undefined when a workgroup starts: candidates also run with these fills, so code that
+// drops an LDS initialisation (and reads what it no longer writes) differs. 0xa5a5a5a5 is a tiny
+// float (-2.9e-16) that a sum of ordinary values absorbs; 0x7f7f7f7f is a huge one (3.4e38; an f16
+// NaN), which dominates a sum or a max it enters: a skipped partial-sum slot shows under it.
+constexpr uint8_t kLdsFill = 0xA5, kLdsFillLarge = 0x7F;
 // Registers undefined at wave start on hardware: as a float about 2.2e38 (it dominates a sum or a max
 // it enters, where a tiny value would be absorbed), as an integer no small index, as an address's high
 // word unmapped; so a candidate that reads one before writing it shows.
@@ -102,6 +109,39 @@ std::vector<int64_t> boundary_values(std::pair<int64_t, int64_t> range, uint32_t
   return out;
 }
 
+// The order in which the waves of each workgroup reach order-dependent atomics, per address: float
+// adds (rounding makes a float sum depend on its order) and swaps/cmpswaps (the last writer wins; a
+// cmpswap loop is how gfx90a builds a float atomicAdd). Integer add/min/max/and/or/xor give the same
+// memory in any order. Comparing this order between two schedules tells whether K0's atomic results
+// may follow the schedule, whatever the input values (equal sums by chance of rounding included).
+class AtomicOrder : public emu::ExecObserver {
+ public:
+  void before_inst(const emu::ExecContext&, const emu::Wave&, const emu::ExecInst&) override {}
+  void on_access(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address, unsigned, bool write,
+                 int) override {
+    if (!write || !in.entry || !(in.entry->flags & emu::kGlobalAtomic) || !in.raw || !order_dependent(in.raw->mnemonic)) return;
+    const auto who = std::make_tuple(ctx.wg_id[0], ctx.wg_id[1], ctx.wg_id[2], w.id_in_group);
+    std::lock_guard<std::mutex> lock(mu_);  // workgroups with atomics run one at a time; the lock is for safety
+    auto& seq = by_address_[address];
+    if (seq.empty() || seq.back() != who) seq.push_back(who);  // one entry per wave visit, not per lane
+    if (first_pc_ == 0) first_pc_ = in.raw->address, first_text_ = in.raw->text;
+  }
+  static bool order_dependent(const std::string& m) {
+    for (const char* k : {"_f32", "_f64", "_f16", "_bf16", "swap"})
+      if (m.find(k) != std::string::npos) return true;
+    return false;
+  }
+  bool empty() const { return by_address_.empty(); }
+  bool same_order(const AtomicOrder& o) const { return by_address_ == o.by_address_; }
+  std::string where() const { return fmt::format("'{}' at 0x{:x}", first_text_, first_pc_); }
+
+ private:
+  std::mutex mu_;
+  std::map<uint64_t, std::vector<std::tuple<uint32_t, uint32_t, uint32_t, unsigned>>> by_address_;  // workgroup, wave
+  uint64_t first_pc_ = 0;
+  std::string first_text_;
+};
+
 // Where a run's inputs came from, for the evidence of a verdict.
 Evidence inputs_of(const emu::LaunchSpec& run) {
   bool files = false, any = false;
@@ -153,12 +193,23 @@ Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std:
   // first run.
   std::vector<RunVariant> probes{{emu::WaveSchedule::Reverse, true, 0, false}, {emu::WaveSchedule::Interleaved, true, 0, false},
                                  {emu::WaveSchedule::InOrder, false, 0, false}, {emu::WaveSchedule::InOrder, true, kLdsFill, false},
+                                 {emu::WaveSchedule::InOrder, true, kLdsFillLarge, false},
                                  {emu::WaveSchedule::InOrder, true, 0, true},
                                  {emu::WaveSchedule::InOrder, true, 0, false, kRegisterFill}};
+  // The schedule probes also record the order of K0's order-dependent atomics (AtomicOrder): where
+  // another schedule reorders them, K0's result follows the schedule even when this run's values
+  // happen to round alike (cross_entropy_rows_f32's atomicAdd total agreed bit for bit with one seed).
+  // Only an emulator takes an observer (one that can run workgroup samples; a GPU backend cannot).
+  const bool observe = backend_.runs_workgroup_samples();
+  AtomicOrder in_order_atomics;
+  std::vector<std::pair<emu::WaveSchedule, std::unique_ptr<AtomicOrder>>> probe_atomics;
+  const uint64_t probe_limit = outcomes_[0].max_wave_instructions * 4 + 100000;
   for (const RunVariant& v : probes) {
     // A schedule under which K0 spins (waves waiting on each other without a barrier) must not
     // hang the reference: the same step limit as for candidates.
-    RunOutcome other = backend_.run(*loaded_, runs_[0], outcomes_[0].max_wave_instructions * 4 + 100000, v);
+    const bool schedule_probe = observe && v.schedule != emu::WaveSchedule::InOrder;
+    if (schedule_probe) probe_atomics.emplace_back(v.schedule, std::make_unique<AtomicOrder>());
+    RunOutcome other = backend_.run(*loaded_, runs_[0], probe_limit, v, schedule_probe ? probe_atomics.back().second.get() : nullptr);
     executed_.insert(other.executed.begin(), other.executed.end());
     bool same = other.status == RunOutcome::Completed;
     for (size_t b = 0; same && b < other.buffers.size(); ++b) same = other.buffers[b].after == outcomes_[0].buffers[b].after;
@@ -179,6 +230,16 @@ Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std:
       preload_sensitive_ = true;
       notes_.push_back("the original kernel's results differ without kernarg preloading: candidates run with it only");
     }
+  }
+  if (!schedule_sensitive_ && std::any_of(probe_atomics.begin(), probe_atomics.end(), [](const auto& a) { return !a.second->empty(); })) {
+    backend_.run(*loaded_, runs_[0], probe_limit, {}, &in_order_atomics);
+    for (const auto& [schedule, order] : probe_atomics)
+      if (!schedule_sensitive_ && !order->same_order(in_order_atomics)) {
+        schedule_sensitive_ = true;
+        notes_.push_back("the order in which the original kernel's waves reach its order-dependent atomic " + order->where() +
+                         " follows the wave schedule (" + emu::schedule_name(schedule) +
+                         " waves reorder it), so its results may: candidates run in order only");
+      }
   }
   if (options.static_checks) k0_violations_ = static_findings(k0, kernel_, runs_);
   seconds_ = since(t0);
@@ -384,14 +445,30 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     RunVariant variant;
     if (options.vary_run_conditions && !ref.schedule_sensitive()) variant.schedule = kSchedules[i % 3];
     if (options.vary_run_conditions && !ref.preload_sensitive()) variant.preload_firmware = i % 2 == 0;
-    if (options.vary_run_conditions && !ref.lds_sensitive() && (i / 2) % 2 == 1) variant.lds_fill = kLdsFill;
+    // Every run but the first (the plain run, as for the other conditions) fills LDS (K0 was checked
+    // not to read what it did not write): two fills in turn by pairs of runs, so a few consecutive
+    // boundary launches (n = 1..4) meet both.
+    if (options.vary_run_conditions && !ref.lds_sensitive() && i > 0) variant.lds_fill = (i / 2) % 2 == 1 ? kLdsFill : kLdsFillLarge;
     if (options.vary_run_conditions && !ref.address_sensitive() && i % 4 == 1) variant.straddle_4g = true;
     if (options.vary_run_conditions && !ref.register_sensitive() && i % 4 == 3) variant.register_fill = kRegisterFill;
     const std::string how = variant.describe();
     const std::string label = how.empty() ? run.label : run.label + " (" + how + ")";
+    // Every run checks for LDS races (a deleted s_barrier shows even where no schedule makes its
+    // result differ). A race the original has as well in this run is not held against the candidate:
+    // that run is made again without the check.
+    variant.lds_races = options.lds_race_check;
     RunOutcome k1_out;
+    bool lds_race = false;  // K1 stopped at an LDS race that K0 does not have in this run
     try {
       k1_out = ref.backend().run(*loaded, run, limit, variant);
+      if (variant.lds_races && k1_out.status == RunOutcome::Faulted) {
+        RunVariant unchecked = variant;
+        unchecked.lds_races = false;
+        RunOutcome plain = ref.backend().run(*loaded, run, limit, unchecked);
+        lds_race = plain.status == RunOutcome::Completed &&
+                   ref.backend().run(ref.loaded(), run, limit, variant).status == RunOutcome::Completed;
+        if (!lds_race) k1_out = std::move(plain);  // a fault of its own, or a race K0 has too
+      }
     } catch (const Error& e) {
       return finish(Verdict::Error, label + ": the candidate cannot run: " + e.format());
     }
@@ -401,7 +478,10 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     if (k1_out.status != RunOutcome::Completed) {
       r.fault = k1_out.message;
       r.fault_run = label;
-      r.evidence = {"fault", label, inputs.kind + (inputs.detail.empty() ? "" : ": " + inputs.detail)};
+      r.evidence = {lds_race ? "lds race" : "fault", label, inputs.kind + (inputs.detail.empty() ? "" : ": " + inputs.detail)};
+      if (lds_race)
+        return finish(Verdict::Fault, label + ": the candidate races on LDS (two waves touch one byte, one writing, with no s_barrier "
+                                              "between them; the original does not in this run)");
       return finish(Verdict::Fault, label + ": " +
                                         (k1_out.status == RunOutcome::Faulted
                                              ? std::string("the candidate faults")

@@ -89,6 +89,10 @@ struct VerifyOptions {
   // buffers across 4 GiB boundaries (a dropped carry in 64-bit address arithmetic then shows);
   // each off when the reference's own results depend on it.
   bool vary_run_conditions = true;
+  // Every candidate run stops at the first LDS race (two waves touch one LDS byte, one writing, with
+  // no s_barrier between; emu/lds_races.h): a FAULT with evidence "lds race", unless the original
+  // races in that run too (then the run is made again without the check).
+  bool lds_race_check = true;
   // K1's per-wave step limit: factor x K0's longest wave in that run + slack.
   uint64_t step_limit_factor = 4, step_limit_slack = 100000;
   // A gate between the static checks and the runs (the optimizer's proof stage, search/cascade.cpp):
@@ -139,9 +143,11 @@ class Reference {
   // "saved input") and, for aimed sets, which thresholds it puts values at.
   const std::vector<Evidence>& run_inputs() const { return run_inputs_; }
   const std::vector<SampledRun>& sampled_runs() const { return sampled_runs_; }
-  // K0's outputs differ between wave schedules (e.g. float atomics within a workgroup): candidates
-  // then run in K0's schedule only.
+  // K0's outputs differ between wave schedules, or another schedule reorders its order-dependent
+  // atomics (float adds, swaps: their result may then follow the schedule whatever this run's values
+  // gave): candidates then run in K0's schedule only.
   bool schedule_sensitive() const { return schedule_sensitive_; }
+  const LoadedKernel& loaded() const { return *loaded_; }  // K0 on backend()
   // K0's outputs differ when entered without kernarg preloading (should not happen).
   bool preload_sensitive() const { return preload_sensitive_; }
   // K0's outputs depend on what LDS holds before the kernel writes it (reads uninitialised LDS).
