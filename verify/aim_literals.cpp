@@ -44,7 +44,7 @@ std::vector<LiteralSet> literal_sets(const emu::LaunchSpec& base, const std::vec
   std::vector<Buffer> buffers;
   for (size_t a = 0; a < base.args.size() && a < inputs.size(); ++a) {
     const emu::ArgSpec& arg = base.args[a];
-    if (!inputs[a] || !arg.special || !float_buffer(arg.dtype)) continue;
+    if (!inputs[a] || inputs[a]->empty() || !arg.special || !float_buffer(arg.dtype)) continue;
     std::vector<double> m = exact_magnitudes(arg.dtype, literal_bits);
     // Only 0 or a single value would be a constant buffer: no row shape worth a run.
     if (m.size() >= 2) buffers.push_back({a, std::move(m)});
