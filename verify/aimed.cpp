@@ -1,4 +1,5 @@
 #include "verify/aimed.h"
+#include "verify/aim_ties.h"
 
 #include <algorithm>
 #include <bit>
@@ -107,6 +108,8 @@ class DecisionObserver final : public emu::ExecObserver {
     std::lock_guard lock(mu_);
     WaveShadow& s = shadow_[key(ctx, w)];
     if (snapshot_pc_ && !snapshot.reached && in.raw && in.raw->address == *snapshot_pc_) capture(s, w);
+    for (unsigned i = 0; i < in.nsrc; ++i)
+      if (in.src[i].kind == Operand::Const && (in.src[i].ty == emu::Ty::F32 || in.src[i].ty == emu::Ty::B32)) literal_bits.insert(static_cast<uint32_t>(in.src[i].bits));
     const std::string m = base_mnemonic(in);
     const uint64_t exec = w.exec();
     const bool cmp = m.starts_with("v_cmp") && m.find("class") == std::string::npos;
@@ -202,6 +205,8 @@ class DecisionObserver final : public emu::ExecObserver {
   std::map<ProbeKey, Probe> probes;
   std::map<uint64_t, UnresolvedDecision> unresolved;
   std::set<uint64_t> decision_pcs, data_derived_pcs;  // every decision seen; those with an element-derived operand in some lane
+  std::set<uint32_t> literal_bits;  // the 32-bit constant operands of the instructions run (aim_literals.h)
+  std::map<uint64_t, LaneComparisons> lane_comparisons;  // per decision: the first lane's elements (aim_ties.h)
   ObservedState snapshot;
 
  private:
@@ -254,6 +259,7 @@ class DecisionObserver final : public emu::ExecObserver {
         for (unsigned j = 0; j < nsrc; ++j) {
           if (j == i || (in.src[j].kind == in.src[i].kind && in.src[j].index == in.src[i].index)) continue;
           if (o->affine) threshold(in, *o, value_of(w, in.src[j], l, n));
+          if (o->affine && !scalar) compared(s, in, m, *o, l, i);
           else probe(in, *o, value_of(w, in.src[i], l, n), value_of(w, in.src[j], l, n));
           any = true;
         }
@@ -268,6 +274,23 @@ class DecisionObserver final : public emu::ExecObserver {
       u.inst = in.raw ? in.raw->text : std::string();
       u.lanes += lanes;
     }
+  }
+
+  // The first lane to compare an element at `in` (an ordered v_cmp), and the elements it compares there.
+  void compared(const WaveShadow& s, const ExecInst& in, const std::string& m, const Origin& o, unsigned lane, unsigned side) {
+    const bool greater = m.find("_gt_") != std::string::npos || m.find("_ge_") != std::string::npos;
+    const bool less = m.find("_lt_") != std::string::npos || m.find("_le_") != std::string::npos;
+    if (!m.starts_with("v_cmp_") || !(greater || less) || o.arg < 0) return;
+    auto [it, fresh] = lane_comparisons.try_emplace(in.raw ? in.raw->address : in.address);
+    LaneComparisons& lc = it->second;
+    if (fresh) {
+      tie_owner_[it->first] = {&s, lane, side};
+      lc.inst = in.raw ? in.raw->text : std::string();
+      lc.keeps_greater = greater == (side == 0);  // x > c, or c < x
+      lc.arg = static_cast<size_t>(o.arg);
+    }
+    if (tie_owner_[it->first] != std::tuple{&s, lane, side} || static_cast<size_t>(o.arg) != lc.arg || lc.elements.size() >= 2) return;
+    if (lc.elements.empty() || lc.elements.back() != o.elem) lc.elements.push_back(o.elem);
   }
 
   std::optional<std::pair<uint32_t, Origin>> scalar_taint(const WaveShadow& s, const Wave& w, const ExecInst& in, const std::string& m, uint64_t exec) {
@@ -497,6 +520,7 @@ class DecisionObserver final : public emu::ExecObserver {
   std::unordered_map<uint64_t, WaveShadow> shadow_;
   std::set<std::tuple<uint64_t, int32_t, uint64_t>> seen_;
   std::map<uint64_t, unsigned> per_pc_, probe_per_pc_;
+  std::map<uint64_t, std::tuple<const WaveShadow*, unsigned, unsigned>> tie_owner_;  // lane_comparisons' lane and operand per decision
   std::unordered_map<uint64_t, Origin> lds_;  // (workgroup, LDS byte address) -> origin of the dword there
 };
 
@@ -743,6 +767,7 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
   for (const auto& b : o.buffers)
     if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
   out.magnitude = magnitude_sets(base, inputs);
+  out.literal = literal_sets(base, inputs, obs.literal_bits);
   if (!obs.probes.empty()) {
     auto searched = search_thresholds(backend, k0, base, inputs, obs.probes, out);
     out.thresholds.insert(out.thresholds.end(), searched.begin(), searched.end());
@@ -753,7 +778,9 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
     auto more = solver(base, out.unresolved);
     out.thresholds.insert(out.thresholds.end(), more.begin(), more.end());
   }
+  std::vector<AimedSet> ties = tie_sets(base, inputs, obs.lane_comparisons);
   if (out.thresholds.empty()) {
+    out.sets = std::move(ties);
     out.notes.push_back(fmt::format("{}: no decision of the original kernel derives from an input element: no aimed input sets", base.label));
     return out;
   }
@@ -800,6 +827,7 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
     ++k;
     if (set.thresholds) out.sets.push_back(std::move(set));
   }
+  for (auto& t : ties) out.sets.push_back(std::move(t));
   if (!out.unresolved.empty())
     out.notes.push_back(fmt::format("{}: {} decision(s) of the original kernel do not derive from one input element by a short affine chain (left to random and special inputs)",
                                     base.label, out.unresolved.size()));

@@ -32,6 +32,7 @@
 
 #include "emu/launch_spec.h"
 #include "verify/backend.h"
+#include "verify/aim_literals.h"
 #include "verify/magnitude_sets.h"
 
 namespace asmevo::verify {
@@ -69,6 +70,7 @@ struct AimedInputs {
   std::vector<UnresolvedDecision> unresolved;
   std::vector<std::string> notes;
   std::vector<MagnitudeSet> magnitude;  // the base run's float inputs at the ends of their range (magnitude_sets.h)
+  std::vector<LiteralSet> literal;      // float inputs drawn from the original's own constants (aim_literals.h)
   // Decisions (v_cmp, v_max/min, s_cmp; by address) none of whose operands derived from an input
   // element in any observed lane: as far as the observer's dataflow goes (VGPRs, SGPRs, LDS; not
   // control dependence), their outcome is fixed by the launch (scalar arguments, work-item ids).

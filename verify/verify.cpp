@@ -310,6 +310,11 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
         } catch (const Error& e) {
           notes_.push_back(fmt::format("magnitude set {} dropped: {}", m.run.label, e.what_text()));
         }
+      for (auto& l : aimed.literal) try {
+          add_run(l.run, {"literal input", l.run.label, l.description});
+        } catch (const Error& e) {
+          notes_.push_back(fmt::format("literal set {} dropped: {}", l.run.label, e.what_text()));
+        }
     }
   }
   // Each perf launch at full size, on a sample of its workgroups (the same sample for K0 and K1);

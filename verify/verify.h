@@ -52,6 +52,7 @@ struct Mismatch {
 // input set. kind: "abi", "static", "fault" (K1 faulted or hung), "out-of-bounds" (K1 touched
 // memory the launch does not allow), "random input", "special input", "aimed input",
 // "magnitude input" (float inputs scaled to the ends of their range, magnitude_sets.h),
+// "literal input" (float inputs drawn from the original's own constants, aim_literals.h),
 // "saved input" (a counterexample or regression spec), "boundary launch" (a `vary:` value),
 // "perf launch" (a perf launch at full size on sampled workgroups), or
 // "all runs" for EQUIVALENT.
