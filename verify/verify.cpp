@@ -32,8 +32,10 @@ using Clock = std::chrono::steady_clock;
 constexpr uint8_t kLdsFill = 0xA5, kLdsFillLarge = 0x7F;
 // Registers undefined at wave start on hardware: as a float about 2.2e38 (it dominates a sum or a max
 // it enters, where a tiny value would be absorbed), as an integer no small index, as an address's high
-// word unmapped; so a candidate that reads one before writing it shows.
-constexpr uint32_t kRegisterFill = 0x7F25A5A5u;
+// word unmapped; so a candidate that reads one before writing it shows. The second has the sign bit
+// set (about -2.2e38): a value read where K0 reads a positive one can round or compare the other way
+// (silu_and_mul's retargeted v8 read differs on 132 of 65,536 gates only with the sign set).
+constexpr uint32_t kRegisterFill = 0x7F25A5A5u, kRegisterFillNegative = 0xFF25A5A5u;
 // Random input sets for a spec that says nothing about `inputs`/`special` (docs/verify.md).
 constexpr unsigned kDefaultRandomSets = 3;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -195,7 +197,8 @@ Reference::Reference(Backend& backend, const codeobj::CodeObject& k0, const std:
                                  {emu::WaveSchedule::InOrder, false, 0, false}, {emu::WaveSchedule::InOrder, true, kLdsFill, false},
                                  {emu::WaveSchedule::InOrder, true, kLdsFillLarge, false},
                                  {emu::WaveSchedule::InOrder, true, 0, true},
-                                 {emu::WaveSchedule::InOrder, true, 0, false, kRegisterFill}};
+                                 {emu::WaveSchedule::InOrder, true, 0, false, kRegisterFill},
+                                 {emu::WaveSchedule::InOrder, true, 0, false, kRegisterFillNegative}};
   // The schedule probes also record the order of K0's order-dependent atomics (AtomicOrder): where
   // another schedule reorders them, K0's result follows the schedule even when this run's values
   // happen to round alike (cross_entropy_rows_f32's atomicAdd total agreed bit for bit with one seed).
@@ -455,7 +458,8 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     // boundary launches (n = 1..4) meet both.
     if (options.vary_run_conditions && !ref.lds_sensitive() && i > 0) variant.lds_fill = (i / 2) % 2 == 1 ? kLdsFill : kLdsFillLarge;
     if (options.vary_run_conditions && !ref.address_sensitive() && i % 4 == 1) variant.straddle_4g = true;
-    if (options.vary_run_conditions && !ref.register_sensitive() && i % 4 == 3) variant.register_fill = kRegisterFill;
+    if (options.vary_run_conditions && !ref.register_sensitive() && i % 4 == 3)
+      variant.register_fill = (i / 4) % 2 == 0 ? kRegisterFill : kRegisterFillNegative;
     const std::string how = variant.describe();
     const std::string label = how.empty() ? run.label : run.label + " (" + how + ")";
     // Every run checks for LDS races (a deleted s_barrier shows even where no schedule makes its
