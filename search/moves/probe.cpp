@@ -98,4 +98,32 @@ unsigned vgpr_occupancy_limit(const codeobj::ArchParams& ap, unsigned vgprs_now)
   return limit;
 }
 
+std::string fresh_vgpr_room(const program::Program& p, const std::string& kernel, VgprRoom& room) {
+  const program::RegisterUse use = p.register_use(kernel);
+  if (use.max_agpr >= 0) return "the kernel uses AGPRs (unified register file split)";
+  const codeobj::ArchParams* ap = codeobj::arch_params(p.original().target().arch);
+  if (!ap) return "no resource table for the arch";
+  const program::Function& f = kernel_function(p, kernel);
+  room.referenced.clear();
+  for (size_t i = f.begin; i < f.end; ++i) {
+    const program::Line& l = p.text_line(i);
+    if (l.kind == program::Line::Instr && l.inst) {
+      const std::set<unsigned> v = vgprs_of(*l.inst);
+      room.referenced.insert(v.begin(), v.end());
+    } else if (l.kind == program::Line::RawInstr) {
+      return "an undecoded instruction in the kernel (its registers are unknown)";
+    }
+  }
+  room.limit = vgpr_occupancy_limit(*ap, static_cast<unsigned>(use.max_vgpr + 1));
+  return "";
+}
+
+bool vmcnt0_alone(const program::Instruction& in, codeobj::Arch arch) {
+  if (in.cls != program::InstClass::Waitcnt) return false;
+  const auto w = check::decode_waitcnt(in, arch);
+  if (!w) return false;
+  const check::CounterLimits lim = check::counter_limits(arch);
+  return w->count[check::kVmCnt] == 0 && w->count[check::kLgkmCnt] >= lim.max[check::kLgkmCnt] && w->count[check::kExpCnt] >= lim.max[check::kExpCnt];
+}
+
 }  // namespace asmevo::search

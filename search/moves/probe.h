@@ -51,4 +51,17 @@ std::set<unsigned> vgprs_of(const program::Instruction& in);
 // below it leave the kernel's occupancy, and so the timing model's, as it is.
 unsigned vgpr_occupancy_limit(const codeobj::ArchParams& ap, unsigned vgprs_now);
 
+// The room a move has for fresh VGPRs in `kernel`: every VGPR referenced anywhere in it, and the
+// count below which fresh ones keep its occupancy (vgpr_occupancy_limit). Returns "" when known, else
+// why not: AGPRs in use (the unified register file is split), no resource table for the arch, or an
+// undecoded instruction (its registers are unknown).
+struct VgprRoom {
+  std::set<unsigned> referenced;
+  unsigned limit = 0;
+};
+std::string fresh_vgpr_room(const program::Program& p, const std::string& kernel, VgprRoom& room);
+
+// A wait for vmcnt(0) and nothing else.
+bool vmcnt0_alone(const program::Instruction& in, codeobj::Arch arch);
+
 }  // namespace asmevo::search

@@ -107,14 +107,6 @@ bool meets(const Units& a, const Units& b) {
 }
 std::string unit_name(const Unit& u) { return program::to_string(RegRange{u.first, u.second, 1}); }
 
-bool vmcnt0_alone(const program::Instruction& in, codeobj::Arch arch) {
-  if (in.cls != program::InstClass::Waitcnt) return false;
-  const auto w = check::decode_waitcnt(in, arch);
-  if (!w) return false;
-  const check::CounterLimits lim = check::counter_limits(arch);
-  return w->count[check::kVmCnt] == 0 && w->count[check::kLgkmCnt] >= lim.max[check::kLgkmCnt] && w->count[check::kExpCnt] >= lim.max[check::kExpCnt];
-}
-
 bool has_side_effects(const program::Instruction& in) {
   const std::string& m = in.mnemonic;
   return m.rfind("s_setreg", 0) == 0 || m.rfind("s_getpc", 0) == 0 || m.rfind("s_setpc", 0) == 0 || m.rfind("s_set_gpr_idx", 0) == 0 ||
@@ -579,19 +571,10 @@ class RegisterDoubleBufferMove final : public Move {
     }
 
     // Fresh VGPRs.
-    const program::RegisterUse use = p.register_use(kernel);
-    if (use.max_agpr >= 0) return refuse("the kernel uses AGPRs (unified register file split)");
-    const codeobj::ArchParams* ap = codeobj::arch_params(arch);
-    if (!ap) return refuse("no resource table for the arch");
-    std::set<unsigned> referenced;
-    for (size_t i = f.begin; i < f.end; ++i)
-      if (const program::Instruction* in = inst_at(i)) {
-        const std::set<unsigned> v = vgprs_of(*in);
-        referenced.insert(v.begin(), v.end());
-      } else if (p.text_line(i).kind == program::Line::RawInstr) {
-        return refuse("an undecoded instruction in the kernel (its registers are unknown)");
-      }
-    const unsigned limit = vgpr_occupancy_limit(*ap, static_cast<unsigned>(use.max_vgpr + 1));
+    VgprRoom room;
+    if (const std::string why = fresh_vgpr_room(p, kernel, room); !why.empty()) return refuse(why);
+    const std::set<unsigned>& referenced = room.referenced;
+    const unsigned limit = room.limit;
     std::map<unsigned, unsigned> fresh;
     std::set<unsigned> taken = referenced;
     std::map<unsigned, unsigned> group_base;  // a range's first register -> its fresh first register

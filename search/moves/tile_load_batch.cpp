@@ -79,15 +79,6 @@ using program::RegFile;
 using program::RegRange;
 
 
-// A wait for vmcnt(0) and nothing else.
-bool vmcnt0_alone(const program::Instruction& in, codeobj::Arch arch) {
-  if (in.cls != program::InstClass::Waitcnt) return false;
-  const auto w = check::decode_waitcnt(in, arch);
-  if (!w) return false;
-  const check::CounterLimits lim = check::counter_limits(arch);
-  return w->count[check::kVmCnt] == 0 && w->count[check::kLgkmCnt] >= lim.max[check::kLgkmCnt] && w->count[check::kExpCnt] >= lim.max[check::kExpCnt];
-}
-
 // Why an instruction cannot be in the region between the two waits ("" when it can).
 std::string not_in_region(const program::Instruction& in) {
   using program::InstClass;
@@ -417,19 +408,10 @@ class TileLoadBatchMove final : public Move {
     }
 
     // Fresh VGPRs: referenced nowhere in the kernel, below the count that keeps its occupancy.
-    const program::RegisterUse use = p.register_use(kernel);
-    if (use.max_agpr >= 0) return refuse("the kernel uses AGPRs (unified register file split)");
-    const codeobj::ArchParams* ap = codeobj::arch_params(arch);
-    if (!ap) return refuse("no resource table for the arch");
-    std::set<unsigned> referenced;
-    for (size_t i = f.begin; i < f.end; ++i)
-      if (const program::Instruction* in = inst_at(i)) {
-        const std::set<unsigned> v = vgprs_of(*in);
-        referenced.insert(v.begin(), v.end());
-      } else if (p.text_line(i).kind == program::Line::RawInstr) {
-        return refuse("an undecoded instruction in the kernel (its registers are unknown)");
-      }
-    const unsigned limit = vgpr_occupancy_limit(*ap, static_cast<unsigned>(use.max_vgpr + 1));
+    VgprRoom room;
+    if (const std::string why = fresh_vgpr_room(p, kernel, room); !why.empty()) return refuse(why);
+    const std::set<unsigned>& referenced = room.referenced;
+    const unsigned limit = room.limit;
     // A register read as half of a 64-bit pair gets a fresh even-aligned pair (gfx90a+ VGPR tuples are
     // 64-bit aligned, SIRegisterInfo.td *_Align2): it takes the same half; the other half is a copy.
     std::map<unsigned, unsigned> fresh, partner_copy;  // renamed VGPR -> fresh one; -> the fresh other half of its pair
