@@ -115,7 +115,22 @@ std::string fresh_vgpr_room(const program::Program& p, const std::string& kernel
     }
   }
   room.limit = vgpr_occupancy_limit(*ap, static_cast<unsigned>(use.max_vgpr + 1));
+  room.taken = room.referenced;
   return "";
+}
+
+std::optional<unsigned> VgprRoom::take(unsigned count) {
+  const unsigned step = count == 1 ? 1 : 2;
+  auto free_at = [&](unsigned at) {
+    for (unsigned q = at; q < at + count; ++q)
+      if (taken.count(q)) return false;
+    return true;
+  };
+  unsigned r = 0;
+  while (r + count <= limit && !free_at(r)) r += step;
+  if (r + count > limit) return std::nullopt;
+  for (unsigned q = r; q < r + count; ++q) taken.insert(q);
+  return r;
 }
 
 bool vmcnt0_alone(const program::Instruction& in, codeobj::Arch arch) {

@@ -58,6 +58,11 @@ unsigned vgpr_occupancy_limit(const codeobj::ArchParams& ap, unsigned vgprs_now)
 struct VgprRoom {
   std::set<unsigned> referenced;
   unsigned limit = 0;
+  std::set<unsigned> taken;  // the referenced ones and those take() has handed out
+  // The lowest `count` consecutive VGPRs below `limit` none of which is taken, now taken; a range of
+  // several starts at an even register (gfx90a+ VGPR tuples are 64-bit aligned, SIRegisterInfo.td
+  // *_Align2). nullopt when there is none.
+  std::optional<unsigned> take(unsigned count);
 };
 std::string fresh_vgpr_room(const program::Program& p, const std::string& kernel, VgprRoom& room);
 

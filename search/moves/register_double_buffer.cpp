@@ -573,28 +573,15 @@ class RegisterDoubleBufferMove final : public Move {
     // Fresh VGPRs.
     VgprRoom room;
     if (const std::string why = fresh_vgpr_room(p, kernel, room); !why.empty()) return refuse(why);
-    const std::set<unsigned>& referenced = room.referenced;
-    const unsigned limit = room.limit;
     std::map<unsigned, unsigned> fresh;
-    std::set<unsigned> taken = referenced;
     std::map<unsigned, unsigned> group_base;  // a range's first register -> its fresh first register
     for (unsigned v : renamed) {
       if (fresh.count(v)) continue;
       const RegRange g = group_of.count(v) ? group_of.at(v) : RegRange{RegFile::VGPR, v, 1};
-      const unsigned step = g.count == 1 ? 1 : 2;
-      unsigned r = 0;
-      auto free_at = [&](unsigned at) {
-        for (unsigned q = at; q < at + g.count; ++q)
-          if (taken.count(q)) return false;
-        return true;
-      };
-      while (r + g.count <= limit && !free_at(r)) r += step;
-      if (r + g.count > limit) return refuse(fmt::format("no free VGPR below v{} (the occupancy limit) to rename v{}", limit, v));
-      for (unsigned q = 0; q < g.count; ++q) {
-        fresh[g.first + q] = r + q;
-        taken.insert(r + q);
-      }
-      if (g.count != 1) group_base[g.first] = r;
+      const std::optional<unsigned> r = room.take(g.count);
+      if (!r) return refuse(fmt::format("no free VGPR below v{} (the occupancy limit) to rename v{}", room.limit, v));
+      for (unsigned q = 0; q < g.count; ++q) fresh[g.first + q] = *r + q;
+      if (g.count != 1) group_base[g.first] = *r;
     }
     auto renamed_text = [&](size_t i, const std::set<unsigned>& regs) {
       std::string text = p.text_line(i).text;

@@ -410,23 +410,15 @@ class TileLoadBatchMove final : public Move {
     // Fresh VGPRs: referenced nowhere in the kernel, below the count that keeps its occupancy.
     VgprRoom room;
     if (const std::string why = fresh_vgpr_room(p, kernel, room); !why.empty()) return refuse(why);
-    const std::set<unsigned>& referenced = room.referenced;
-    const unsigned limit = room.limit;
-    // A register read as half of a 64-bit pair gets a fresh even-aligned pair (gfx90a+ VGPR tuples are
-    // 64-bit aligned, SIRegisterInfo.td *_Align2): it takes the same half; the other half is a copy.
+    // A register read as half of a 64-bit pair gets a fresh even-aligned pair: it takes the same half;
+    // the other half is a copy.
     std::map<unsigned, unsigned> fresh, partner_copy;  // renamed VGPR -> fresh one; -> the fresh other half of its pair
-    std::set<unsigned> taken = referenced;
     for (unsigned v : renamed) {
       const bool pair = pair_half.count(v) != 0;
-      unsigned r = 0;
-      while (r + (pair ? 1 : 0) < limit && (taken.count(r) || (pair && taken.count(r + 1)))) r += pair ? 2 : 1;
-      if (r + (pair ? 1 : 0) >= limit) return refuse(fmt::format("no free VGPR {}below v{} (the occupancy limit) to rename v{}", pair ? "pair " : "", limit, v));
-      fresh[v] = pair ? r + pair_half.at(v) : r;
-      taken.insert(r);
-      if (pair) {
-        partner_copy[v] = r + 1 - pair_half.at(v);
-        taken.insert(r + 1);
-      }
+      const std::optional<unsigned> r = room.take(pair ? 2 : 1);
+      if (!r) return refuse(fmt::format("no free VGPR {}below v{} (the occupancy limit) to rename v{}", pair ? "pair " : "", room.limit, v));
+      fresh[v] = pair ? *r + pair_half.at(v) : *r;
+      if (pair) partner_copy[v] = *r + 1 - pair_half.at(v);
     }
 
     // The edit: W1 and G deleted; R's and T's renamed lines; G after W2. In R every mention of a renamed
