@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "verify/element_value.h"
+#include "verify/input_set.h"
 
 namespace asmevo::verify {
 namespace {
@@ -69,16 +70,12 @@ std::vector<LiteralSet> literal_sets(const emu::LaunchSpec& base, const std::vec
         const double v = e == 0 ? ceiling : allowed[(h >> 1) % allowed.size()];
         if (auto b = element_from_number(arg.dtype, h & 1 ? -v : v)) set_element_bits(bytes, arg.dtype, e, *b);
       }
-      set.run.args[buf.arg].init = {};
-      set.run.args[buf.arg].init.kind = emu::InitSpec::Bytes;
-      set.run.args[buf.arg].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+      set_input_bytes(set.run.args[buf.arg], std::move(bytes));
       const std::string name = arg.name.empty() ? "arg" + std::to_string(buf.arg) : arg.name;
       filled += fmt::format("{}{} ({} constants up to {:g})", filled.empty() ? "" : ", ", name, allowed.size(), ceiling);
     }
     if (filled.empty()) continue;
-    const size_t shape_end = base.label.rfind(", ");
-    set.run.label = shape_end == std::string::npos ? std::string() : base.label.substr(0, shape_end);
-    set.run.label += fmt::format("{}literal set {}", set.run.label.empty() ? "" : ", ", out.size());
+    set.run.label = derived_label(base.label, fmt::format("literal set {}", out.size()));
     set.description = "inputs from the kernel's constants: " + filled;
     out.push_back(std::move(set));
   }

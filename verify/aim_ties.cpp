@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "verify/element_value.h"
+#include "verify/input_set.h"
 
 namespace asmevo::verify {
 
@@ -35,12 +36,8 @@ std::vector<AimedSet> tie_sets(const emu::LaunchSpec& base, const std::vector<st
     set.side = "tie";
     set.run.special_variant = -1;
     set.run.poison = out.size() % 2 ? 0xA5 : 0xFF;
-    const size_t shape_end = base.label.rfind(", ");
-    set.run.label = shape_end == std::string::npos ? std::string() : base.label.substr(0, shape_end);
-    set.run.label += fmt::format("{}tie set {}", set.run.label.empty() ? "" : ", ", out.size());
-    set.run.args[lc.arg].init = {};
-    set.run.args[lc.arg].init.kind = emu::InitSpec::Bytes;
-    set.run.args[lc.arg].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+    set.run.label = derived_label(base.label, fmt::format("tie set {}", out.size()));
+    set_input_bytes(set.run.args[lc.arg], std::move(bytes));
     set.thresholds = 2;
     set.decisions = 1;
     const std::string name = arg.name.empty() ? "arg" + std::to_string(lc.arg) : arg.name;

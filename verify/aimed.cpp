@@ -19,6 +19,7 @@
 #include "program/instruction.h"
 #include "support/error.h"
 #include "verify/element_value.h"
+#include "verify/input_set.h"
 
 namespace asmevo::verify {
 namespace {
@@ -625,12 +626,8 @@ void step_walk(Walk& w, std::optional<double> g) {
 emu::LaunchSpec with_bytes(const emu::LaunchSpec& base, std::vector<std::vector<uint8_t>> bytes) {
   emu::LaunchSpec run = base;
   run.special_variant = -1;
-  for (size_t a = 0; a < bytes.size(); ++a) {
-    if (bytes[a].empty()) continue;
-    run.args[a].init = {};
-    run.args[a].init.kind = emu::InitSpec::Bytes;
-    run.args[a].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes[a]));
-  }
+  for (size_t a = 0; a < bytes.size(); ++a)
+    if (!bytes[a].empty()) set_input_bytes(run.args[a], std::move(bytes[a]));
   return run;
 }
 
@@ -792,9 +789,7 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
     AimedSet set;
     set.run = base;
     set.side = side_name;
-    const size_t shape_end = base.label.rfind(", ");
-    set.run.label = shape_end == std::string::npos ? std::string() : base.label.substr(0, shape_end);
-    set.run.label += fmt::format("{}aimed set {} ({} thresholds)", set.run.label.empty() ? "" : ", ", k, side_name);
+    set.run.label = derived_label(base.label, fmt::format("aimed set {} ({} thresholds)", k, side_name));
     set.run.special_variant = -1;
     set.run.poison = k % 2 ? 0xA5 : 0xFF;
     std::vector<std::vector<uint8_t>> bytes(base.args.size());
@@ -818,12 +813,8 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
     }
     set.thresholds = placed.size();
     set.decisions = decisions.size();
-    for (size_t a = 0; a < bytes.size(); ++a) {
-      if (bytes[a].empty()) continue;
-      set.run.args[a].init = {};
-      set.run.args[a].init.kind = emu::InitSpec::Bytes;
-      set.run.args[a].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes[a]));
-    }
+    for (size_t a = 0; a < bytes.size(); ++a)
+      if (!bytes[a].empty()) set_input_bytes(set.run.args[a], std::move(bytes[a]));
     ++k;
     if (set.thresholds) out.sets.push_back(std::move(set));
   }

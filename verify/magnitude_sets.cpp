@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "verify/element_value.h"
+#include "verify/input_set.h"
 
 namespace asmevo::verify {
 
@@ -68,16 +69,12 @@ std::vector<MagnitudeSet> magnitude_sets(const emu::LaunchSpec& base, const std:
         if (!std::isfinite(x)) continue;  // Inf/NaN from a file stay as they are
         if (auto b = element_from_number(arg.dtype, std::ldexp(x, shift))) set_element_bits(bytes, arg.dtype, e, *b);
       }
-      set.run.args[a].init = {};
-      set.run.args[a].init.kind = emu::InitSpec::Bytes;
-      set.run.args[a].init.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+      set_input_bytes(set.run.args[a], std::move(bytes));
       scaled += fmt::format("{}{} by 2^{} (largest |x| = 2^{}, {}: {})", scaled.empty() ? "" : ", ", name, shift, targets[t].exponent,
                             arg.dtype, targets[t].aim);
     }
     if (scaled.empty()) continue;
-    const size_t shape_end = base.label.rfind(", ");
-    set.run.label = shape_end == std::string::npos ? std::string() : base.label.substr(0, shape_end);
-    set.run.label += fmt::format("{}magnitude set {}", set.run.label.empty() ? "" : ", ", out.size());
+    set.run.label = derived_label(base.label, fmt::format("magnitude set {}", out.size()));
     set.description = "inputs scaled: " + scaled;
     out.push_back(std::move(set));
   }
