@@ -55,10 +55,15 @@ constexpr HwParams kRows[] = {
         // 2.1 GHz), replacing the unattributed p-chase's 288/600/900 [U]; lat_l1 stays [U].
         .lat_l1 = 116, .lat_l2 = 130, .lat_mall = 500, .lat_hbm = 685,
         .lat_atomic_extra = 64,  // [U] read-modify-write at the L2 on top of the L2 latency
-        // Chips and Cheese MI300X, 4 KiB-stride chase: a step at 64 MB per XCD (16384 pages of 4 KiB), +47 ns per
-        // miss (99 cycles at 2.1 GHz) [D]; associativity [U]. The TLB row of bench/calibration uses these figures
-        // directly (a fit row by construction).
-        .tlb_entries = 16384, .tlb_ways = 16, .tlb_page = 4096, .lat_tlb_miss = 99,
+        // Reach and penalty: Chips and Cheese MI300X, 4 KiB-stride chase (one lane, so one CU): a step at 64 MB,
+        // +47 ns per miss (99 cycles at 2.1 GHz) [D]. Entry size: the amdgpu driver maps VRAM in fragments and "the
+        // L1 TLB can store a single PTE for the whole fragment" (amdgpu_vm_pt.c, amdgpu_vm_pte_fragment); gmc_v9_0.c
+        // gives GC 9.4.x a default fragment of 2^9 pages = 2 MiB (amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48));
+        // the L1 TLB is per CU, in its vL1D (UTCL1, S10). So 32 entries of 2 MiB [D]; fully associative [U]. A
+        // 4 KiB-stride chase in Chips and Cheese's order (a random cycle, clamchowder/Microbenchmarks FillPatternArr)
+        // cannot tell 16384 entries of 4 KiB from 32 of 2 MiB; a stream can (one miss per 2 MiB, not per 4 KiB).
+        // The TLB row of bench/calibration checks the penalty directly (a fit row by construction).
+        .tlb_entries = 32, .tlb_ways = 32, .tlb_page = 2u << 20, .lat_tlb_miss = 99,
         .scache_bytes = 16 * 1024, .scache_line = 64, .lat_scache = 48, .lat_smem_miss = 288,  // S1 16 KiB/2 CUs; line [U]
         .lds_banks = 32, .lds_cycles_base = 2.39, .lds_cycles_per_phase_cycle = 1.603, .lds_port_bytes = 64, .lat_lds = 64,
         .barrier_cycles = 16,  // [U] release after the last arrival

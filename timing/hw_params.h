@@ -39,8 +39,8 @@ struct HwParams {
   double mall_efficiency;       // achievable share of mall_bw for streaming reads
   double hbm_bw;                // bytes/cycle, device
   unsigned lat_l1, lat_l2, lat_mall, lat_hbm, lat_atomic_extra;
-  // Address translation of L1 misses: a TLB per XCD of `tlb_entries` pages of `tlb_page` bytes (its reach
-  // is their product); a miss adds lat_tlb_miss. tlb_entries 0: not modeled.
+  // Address translation of L1 misses: an L1 TLB per CU of `tlb_entries` entries of `tlb_page` bytes each (the
+  // driver's fragment: one entry covers it; the reach is their product); a miss adds lat_tlb_miss. 0: not modeled.
   unsigned tlb_entries, tlb_ways, tlb_page, lat_tlb_miss;
   // Scalar memory.
   unsigned scache_bytes, scache_line, lat_scache, lat_smem_miss;

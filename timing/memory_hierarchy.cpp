@@ -28,10 +28,8 @@ MemoryHierarchy::MemoryHierarchy(const HwParams& hw, const DeviceSlice& slice) :
                                            static_cast<unsigned>(std::lround(hw.mall_bytes * mall_capacity_share))),
                         hw.mall_ways, 1u << kSectorShift);
   hbm_.bytes_per_cycle = hw.hbm_bw * hw.hbm_efficiency * dev_share;
-  // A slice's share of each XCD's TLB, as of its L2.
-  if (hw.tlb_entries)
-    tlb_.resize(slice.xcds, Cache(std::max(hw.tlb_ways, static_cast<unsigned>(std::lround(hw.tlb_entries * l2_share))),
-                                  hw.tlb_ways, 1));
+  // Each CU's vL1D translates through its own L1 TLB (UTCL1, S10), so a slice CU keeps a whole one.
+  if (hw.tlb_entries) tlb_.resize(slice.cus(), Cache(hw.tlb_entries, hw.tlb_ways, 1));
   page_shift_ = std::countr_zero(hw.tlb_page);
   l1_shift_ = std::countr_zero(hw.l1_line);
   l2_shift_ = std::countr_zero(hw.l2_line);
@@ -134,14 +132,14 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
         continue;
       }
     }
-    // The L1 missed: translate (the lines of one page share a walk).
+    // The L1 missed: translate (the lines of one fragment share one entry, as they share the L1 key's tag).
     uint64_t translated = static_cast<uint64_t>(start);
     if (!tlb_.empty()) {
-      const uint64_t page = addr >> page_shift_;
-      if (auto r = tlb_[xcd].lookup(page)) translated = std::max(translated, *r);
+      const uint64_t page = (addr >> page_shift_) ^ (static_cast<uint64_t>(l1_tag & 63) << 57);
+      if (auto r = tlb_[cu].lookup(page)) translated = std::max(translated, *r);
       else {
         translated += hw_.lat_tlb_miss;
-        tlb_[xcd].fill(page, translated);
+        tlb_[cu].fill(page, translated);
       }
     }
     const uint64_t l2_line = addr >> l2_shift_;
@@ -171,7 +169,9 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
 
 void MemoryHierarchy::warm(unsigned device_xcd, const uint64_t* sectors, uint32_t count, uint64_t t) {
   if (!hw_.has_mall) return;
-  if (!tlb_.empty() && warm_tlb_.empty()) warm_tlb_.assign(hw_.xcds, Cache(hw_.tlb_entries, hw_.tlb_ways, 1));
+  // The warming workgroups of an XCD stand for its other CUs: their L1 TLBs together, one cache of all their entries.
+  const unsigned xcd_entries = hw_.tlb_entries * (hw_.cus / hw_.xcds);
+  if (!tlb_.empty() && warm_tlb_.empty()) warm_tlb_.assign(hw_.xcds, Cache(xcd_entries, std::min(xcd_entries, 64u), 1));
   const uint64_t line_secs = hw_.l2_line >> kSectorShift;
   // Host prefetch of the MALL sets the loop below visits (no effect on the model): a warming load's lines
   // are mostly MALL misses on the host too, and looked up one after the other.

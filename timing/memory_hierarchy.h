@@ -2,7 +2,7 @@
 // its memory model, here for a GPU). Per vector-memory instruction: the texture addresser, the
 // instruction's distinct L1 lines through the CU's L1 data path, per line an LRU set-associative L1
 // (per CU), L2 (per XCD), the MALL (an LRU cache of its capacity) and HBM, every level a bandwidth server shared by all waves that
-// use it; L1 misses are translated by a per-XCD TLB (a miss adds its penalty); scalar loads through a
+// use it; L1 misses are translated by the CU's L1 TLB, one entry per fragment (a miss adds its penalty); scalar loads through a
 // scalar cache per two CUs. Returns completion times; counts traffic.
 // It models a `DeviceSlice`: the whole device, or the CUs a sampled simulation keeps, with the
 // shared levels' capacities and bandwidths scaled to that share (timing/sampling.h).
@@ -175,7 +175,7 @@ class MemoryHierarchy {
   uint64_t scalar_access(unsigned cu, const uint64_t* sectors, uint32_t count, uint64_t t);
   // Functional warming (sampled simulation): a workgroup that is not simulated, on the device's XCD
   // `device_xcd`, loads `sectors` at `t`. The lines the MALL lacks enter it, translated by a TLB of
-  // that XCD kept for warming; no bandwidth is used (the slice's bandwidth shares already stand for the
+  // that XCD kept for warming (its CUs' L1 TLB entries together); no bandwidth is used (the slice's bandwidth shares already stand for the
   // other workgroups) and no traffic counted.
   void warm(unsigned device_xcd, const uint64_t* sectors, uint32_t count, uint64_t t);
   // When the last byte queued for HBM (reads and write-backs) has passed.
@@ -191,7 +191,7 @@ class MemoryHierarchy {
     Server ta, l1_data;
   };
   std::vector<CuPorts> cus_;
-  std::vector<Cache> scache_, l2_, tlb_;  // tlb_: per XCD, page numbers (hw.tlb_entries > 0)
+  std::vector<Cache> scache_, l2_, tlb_;  // tlb_: per CU, fragment numbers (hw.tlb_entries > 0)
   std::vector<Cache> warm_tlb_;           // warm(): the warming workgroups' TLBs, by device XCD
   std::vector<Server> l2_bw_;
   Server mall_, hbm_;

@@ -25,13 +25,6 @@ extern "C" __global__ void chase(const uint32_t* buf, uint32_t steps, uint32_t s
   if (TID == 0) out[BID] = j;
 }
 
-// The same chase over `words` words that need not be a power of two (the TLB row: 96 MiB), by modulo.
-extern "C" __global__ void chase_mod(const uint32_t* buf, uint32_t steps, uint32_t stride, uint32_t words, uint32_t* out) {
-  uint32_t j = TID >> 6;
-  for (uint32_t s = 0; s < steps; ++s) j = (buf[j] + j + stride) % words;
-  if (TID == 0) out[BID] = j;
-}
-
 // BabelStream's five kernels (double precision, one element per work-item).
 extern "C" __global__ void stream_copy(const double* a, double* c, uint32_t n) {
   uint32_t i = BID * kBlock + TID;

@@ -118,37 +118,54 @@ TEST(MemoryHierarchy, AWarmedLineIsAMallHit) {
   EXPECT_EQ(miss - hit, hw.lat_hbm - hw.lat_mall);
 }
 
-// The first L1 miss to a page pays the TLB miss; a later miss to another line of that page does not.
-TEST(MemoryHierarchy, OnlyTheFirstMissToAPagePaysTheTlbMiss) {
+// The first L1 miss to a fragment pays the TLB miss; a later miss to another line of that fragment, 1 MiB away
+// (another 4 KiB page), does not: one entry covers the fragment (the driver's 2 MiB, timing/hw_params.cpp).
+TEST(MemoryHierarchy, OnlyTheFirstMissToAFragmentPaysTheTlbMiss) {
   const HwParams hw = small_mi300x();
-  ASSERT_GT(hw.tlb_entries, 0u);
+  ASSERT_EQ(hw.tlb_page, 2u << 20);
   sim::MemoryHierarchy mem(hw, DeviceSlice{1, 1, 1.0, 1.0});
-  const uint64_t line0[2] = {0, 1}, line1[2] = {2, 3};  // two 128-byte lines of page 0
+  const uint64_t far = (1u << 20) >> kSectorShift;
+  const uint64_t line0[2] = {0, 1}, line1[2] = {far, far + 1};  // two 128-byte lines of fragment 0
   const uint64_t first = mem.vector_access(0, line0, 2, 64, false, false, 0);
   const uint64_t t1 = 1000000;  // long after: the queues are empty again
   const uint64_t second = mem.vector_access(0, line1, 2, 64, false, false, t1) - t1;
   EXPECT_EQ(first - second, hw.lat_tlb_miss);
 }
 
-// Past the TLB's reach every page misses again on the next pass.
-TEST(MemoryHierarchy, PagesBeyondTheTlbReachMissAgain) {
+// The L1 TLB is the CU's own (UTCL1, in its vL1D): a fragment CU 0 translated still misses on CU 1 of the same XCD.
+TEST(MemoryHierarchy, EachCuTranslatesThroughItsOwnTlb) {
+  const HwParams hw = small_mi300x();
+  sim::MemoryHierarchy mem(hw, DeviceSlice{1, 2, 1.0, 1.0});
+  const uint64_t far = (1u << 20) >> kSectorShift;
+  const uint64_t line_a[2] = {0, 1}, line_b[2] = {far, far + 1};  // two lines of fragment 0
+  mem.vector_access(0, line_a, 2, 64, false, false, 0);  // CU 0: both into the shared L2, fragment 0 in CU 0's TLB
+  mem.vector_access(0, line_b, 2, 64, false, false, 0);
+  const uint64_t t1 = 1000000, t2 = 2000000;               // long after: the queues are empty again
+  const uint64_t first_on_cu1 = mem.vector_access(1, line_a, 2, 64, false, false, t1) - t1;   // L2 hit, CU 1's TLB misses
+  const uint64_t second_on_cu1 = mem.vector_access(1, line_b, 2, 64, false, false, t2) - t2;  // L2 hit, CU 1's TLB hits
+  EXPECT_EQ(first_on_cu1 - second_on_cu1, hw.lat_tlb_miss);
+}
+
+// Past the TLB's reach every fragment misses again on the next pass.
+TEST(MemoryHierarchy, FragmentsBeyondTheTlbReachMissAgain) {
   HwParams hw = small_mi300x();
   hw.tlb_entries = 64;
-  hw.tlb_ways = 4;  // 64 pages of 4 KiB: 256 KiB of reach
-  auto second_pass_cycles = [&](uint64_t pages) {
+  hw.tlb_ways = 4;  // 64 entries of 2 MiB: 128 MiB of reach
+  const uint64_t fragment = hw.tlb_page;
+  auto second_pass_cycles = [&](uint64_t fragments) {
     sim::MemoryHierarchy mem(hw, DeviceSlice{1, 1, 1.0, 1.0});
     uint64_t t = 0;
     for (int pass = 0; pass < 2; ++pass) {
       const uint64_t start = t;
-      for (uint64_t p = 0; p < pages; ++p) {  // one line per page, dependent: a pointer chase
-        const uint64_t s[2] = {p * 4096 >> kSectorShift, (p * 4096 >> kSectorShift) + 1};
+      for (uint64_t p = 0; p < fragments; ++p) {  // one line per fragment, dependent: a pointer chase
+        const uint64_t s[2] = {p * fragment >> kSectorShift, (p * fragment >> kSectorShift) + 1};
         t = mem.vector_access(0, s, 2, 64, false, false, t);
       }
-      if (pass == 1) return static_cast<double>(t - start) / static_cast<double>(pages);
+      if (pass == 1) return static_cast<double>(t - start) / static_cast<double>(fragments);
     }
     return 0.0;
   };
-  // 32 pages (inside the reach) against 128 (twice it); both chases miss the 16-line L1 and hit the
+  // 32 fragments (inside the reach) against 128 (twice it); both chases miss the 16-line L1 and hit the
   // 512-line L2 on the second pass, so the per-step difference is the TLB miss penalty.
   const double inside = second_pass_cycles(32), beyond = second_pass_cycles(128);
   EXPECT_NEAR(beyond - inside, static_cast<double>(hw.lat_tlb_miss), 1.0);
