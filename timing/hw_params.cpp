@@ -57,7 +57,8 @@ constexpr HwParams kRows[] = {
         .lat_atomic_extra = 64,  // [U] read-modify-write at the L2 on top of the L2 latency
         // Reach and penalty: Chips and Cheese MI300X, 4 KiB-stride chase (one lane, so one CU): a step at 64 MB,
         // +47 ns per miss (99 cycles at 2.1 GHz) [D]. Entry size: the amdgpu driver maps VRAM in fragments and "the
-        // L1 TLB can store a single PTE for the whole fragment" (amdgpu_vm_pt.c, amdgpu_vm_pte_fragment); gmc_v9_0.c
+        // L1 TLB can store a single PTE for the whole fragment", "starting with Vega10 the fragment size only controls the L1"
+        // (the comment on amdgpu_vm_fragment / amdgpu_vm_frag_ptes, amdgpu_vm.c or amdgpu_vm_pt.c by kernel version); gmc_v9_0.c
         // gives GC 9.4.x a default fragment of 2^9 pages = 2 MiB (amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48));
         // the L1 TLB is per CU, in its vL1D (UTCL1, S10). So 32 entries of 2 MiB [D]; fully associative [U]. A
         // 4 KiB-stride chase in Chips and Cheese's order (a random cycle, clamchowder/Microbenchmarks FillPatternArr)
