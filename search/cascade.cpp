@@ -1,4 +1,5 @@
 #include "search/cascade.h"
+#include "search/steps.h"
 
 #include <fmt/format.h>
 
@@ -64,7 +65,7 @@ program::Program apply_steps(const program::Program& parent, const Edit& edit, s
     const Edit& step = edit.then[i];
     require(step.then.empty(), fmt::format("step {} of the compound edit {} has steps of its own", i + 1, edit.move),
             "compound edits are one level deep");
-    program::Program q = program::Program::recover(codeobj::CodeObject::parse(rebuild::rebuild(p.listing(), "step"), "step"));
+    program::Program q = step_input(p);
     p = apply_edit(q, step);
     if (inputs) inputs->push_back(std::move(q));
   }
@@ -107,6 +108,10 @@ prove::ProofResult prove_edit_window(const program::Program& parent, const std::
 }
 
 }  // namespace
+
+program::Program step_input(const program::Program& edited) {
+  return program::Program::recover(codeobj::CodeObject::parse(rebuild::rebuild(edited.listing(), "step"), "step"));
+}
 
 Cascade::Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const std::vector<emu::LaunchSpec>& specs,
                  const CascadeOptions& options)

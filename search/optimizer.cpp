@@ -10,11 +10,11 @@
 #include <random>
 #include <set>
 
-#include "rebuild/rebuild.h"
 #include "rebuild/roundtrip.h"
 #include "emu/program.h"
 #include "search/cascade.h"
 #include "search/move.h"
+#include "search/steps.h"
 #include "support/error.h"
 #include "timing/profile.h"
 
@@ -290,7 +290,7 @@ class KernelSearch {
     std::optional<program::Program> step;
     try {
       const program::Program edited = apply_edit(*parent.ind.program, enabling);
-      step.emplace(program::Program::recover(codeobj::CodeObject::parse(rebuild::rebuild(edited.listing(), "step"), "step")));
+      step.emplace(step_input(edited));
     } catch (const Error& e) {
       if (progress_.log) progress_.log(fmt::format("{}: the {} edit cannot be rebuilt for its follow-ups: {}", kr_.kernel, enabling.move, e.what_text()));
       return;
