@@ -1,4 +1,5 @@
 #include "search/cascade.h"
+#include "search/steps.h"
 
 #include <fmt/format.h>
 
@@ -49,11 +50,55 @@ std::vector<prove::Change> proof_changes(const Edit& edit) {
   return out;
 }
 
+Edit first_step(const Edit& edit) {
+  Edit head = edit;
+  head.then.clear();
+  return head;
+}
+
+// Applies an edit and its steps (Edit::then): each step to the Program recovered from the previous
+// step's rebuilt object, which is what the step's line numbers refer to. `inputs`, when given,
+// receives the program each later step was applied to.
+program::Program apply_steps(const program::Program& parent, const Edit& edit, std::vector<program::Program>* inputs = nullptr) {
+  program::Program p = apply_edit(parent, first_step(edit));
+  for (size_t i = 0; i < edit.then.size(); ++i) {
+    const Edit& step = edit.then[i];
+    require(step.then.empty(), fmt::format("step {} of the compound edit {} has steps of its own", i + 1, edit.move),
+            "compound edits are one level deep");
+    program::Program q = step_input(p);
+    p = apply_edit(q, step);
+    if (inputs) inputs->push_back(std::move(q));
+  }
+  return p;
+}
+
 // The window proof of an edit. An edit that changes the kernel descriptor (kernarg preload: the
 // SGPRs are renamed and the entry moves) starts its window from another live-in state than the
 // parent's, so a window proof says nothing about it: UNKNOWN, never a DISPROVEN that would refuse it.
+// A compound edit is proved step by step, each against the program it applies to: PROVEN only when
+// every step is (equivalence is transitive), DISPROVEN when one step is (a step that another undoes
+// is refused: a false refusal, never a false acceptance), UNKNOWN otherwise.
 prove::ProofResult prove_edit_window(const program::Program& parent, const std::string& kernel, const Edit& edit,
                                      const prove::ProofOptions& po, bool use_liveness) {
+  if (!edit.then.empty()) {
+    std::vector<program::Program> inputs;
+    apply_steps(parent, edit, &inputs);
+    prove::ProofResult all;
+    all.verdict = prove::Verdict::Proven;
+    for (size_t i = 0; i <= edit.then.size(); ++i) {
+      const Edit step = i == 0 ? first_step(edit) : edit.then[i - 1];
+      prove::ProofResult r = prove_edit_window(i == 0 ? parent : inputs[i - 1], kernel, step, po, use_liveness);
+      all.seconds += r.seconds;
+      all.reason += fmt::format("{}step {} ({}): {}: {}", i ? "; " : "", i + 1, step.move, prove::verdict_name(r.verdict), r.reason);
+      if (r.verdict == prove::Verdict::Disproven) {
+        r.reason = all.reason;
+        r.seconds = all.seconds;
+        return r;
+      }
+      if (r.verdict != prove::Verdict::Proven) all.verdict = prove::Verdict::Unknown;
+    }
+    return all;
+  }
   if (edit.kernarg_preload) {
     prove::ProofResult r;
     r.reason = "the edit changes the kernel descriptor (kernarg preload): the windows do not start from the same live-in state";
@@ -63,6 +108,10 @@ prove::ProofResult prove_edit_window(const program::Program& parent, const std::
 }
 
 }  // namespace
+
+program::Program step_input(const program::Program& edited) {
+  return program::Program::recover(codeobj::CodeObject::parse(rebuild::rebuild(edited.listing(), "step"), "step"));
+}
 
 Cascade::Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const std::vector<emu::LaunchSpec>& specs,
                  const CascadeOptions& options)
@@ -188,6 +237,11 @@ std::vector<uint8_t> Cascade::build_candidate(const Individual& parent, const Ed
                                               std::string& reason, std::string& key) const {
   auto t = Clock::now();
   if (options_.patch_mode) {
+    if (!edit.then.empty()) {
+      reason = "a compound edit (a step rebuilt before the next) cannot be an in-place patch";
+      stages.push_back({"edit", false, since(t), reason});
+      return {};
+    }
     try {
       auto r = rebuild::patch_kernel(parent.bytes, "candidate", edit.kernel, patch_edits(*parent.program, edit));
       stages.push_back({"edit", true, since(t), "in-place patch"});
@@ -203,13 +257,15 @@ std::vector<uint8_t> Cascade::build_candidate(const Individual& parent, const Ed
   }
   std::optional<program::Program> edited;
   try {
-    edited.emplace(apply_edit(*parent.program, edit));
+    edited.emplace(apply_steps(*parent.program, edit));
   } catch (const Error& e) {
     reason = e.what_text();
     stages.push_back({"edit", false, since(t), reason});
     return {};
   }
-  stages.push_back({"edit", true, since(t), fmt::format("{} hunk(s)", edit.hunks.size())});
+  stages.push_back({"edit", true, since(t),
+                    edit.then.empty() ? fmt::format("{} hunk(s)", edit.hunks.size())
+                                      : fmt::format("{} hunk(s), then {} step(s) each on the rebuilt result", edit.hunks.size(), edit.then.size())});
   const program::Listing& listing = edited->listing();
   const std::string text = listing.to_assembly(/*annotate=*/false);
   key = content_hash(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));

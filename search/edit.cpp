@@ -20,6 +20,7 @@ std::string Edit::diff() const {
     for (const std::string& l : h->before) out += "-" + l + "\n";
     for (const std::string& l : h->lines) out += "+" + l + "\n";
   }
+  for (const Edit& step : then) out += "@@ then " + step.move + "\n" + step.diff();
   return out;
 }
 
@@ -28,6 +29,10 @@ nlohmann::json Edit::to_json() const {
   for (const Hunk& h : hunks) hs.push_back({{"first", h.first}, {"count", h.count}, {"lines", h.lines}, {"before", h.before}});
   nlohmann::json j = {{"kernel", kernel}, {"move", move}, {"proposer", proposer}, {"description", description}, {"hunks", hs}};
   if (kernarg_preload) j["kernarg_preload"] = kernarg_preload;
+  if (!then.empty()) {
+    j["then"] = nlohmann::json::array();
+    for (const Edit& step : then) j["then"].push_back(step.to_json());
+  }
   return j;
 }
 
@@ -47,6 +52,8 @@ Edit Edit::from_json(const nlohmann::json& j) {
       hunk.before = h.value("before", std::vector<std::string>{});
       e.hunks.push_back(std::move(hunk));
     }
+    if (j.contains("then"))
+      for (const auto& step : j.at("then")) e.then.push_back(from_json(step));
     return e;
   } catch (const nlohmann::json::exception& ex) {
     throw Error(std::string("malformed edit: ") + ex.what(), "edit JSON",
@@ -56,6 +63,10 @@ Edit Edit::from_json(const nlohmann::json& j) {
 
 program::Program apply_edit(const program::Program& parent, const Edit& edit) {
   require(parent.function(edit.kernel) != nullptr, "the edit names kernel '" + edit.kernel + "', which the program does not have");
+  if (!edit.then.empty())
+    throw Error(fmt::format("the edit of {} is a compound of {} step(s), each relative to the rebuilt result of the one before", edit.move,
+                            edit.then.size() + 1),
+                "apply_edit", "evaluate it through search::Cascade, which rebuilds between the steps");
   std::vector<const Hunk*> order;
   for (const Hunk& h : edit.hunks) order.push_back(&h);
   std::sort(order.begin(), order.end(), [](const Hunk* a, const Hunk* b) { return a->first > b->first; });

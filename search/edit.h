@@ -37,10 +37,16 @@ struct Edit {
   // Kernel-descriptor change that goes with the hunks: preload this many kernarg dwords
   // (Program::set_kernarg_preload; 0: the KD's preloading stays as it is).
   unsigned kernarg_preload = 0;
+  // A compound candidate (the optimizer's enabling chains): after this edit, each step in order,
+  // each relative to the Program recovered from the previous step's rebuilt object (steps' line
+  // numbers cannot refer to the parent: the earlier step moved them, and recovery renames labels).
+  // Empty for an ordinary edit. Only the cascade applies steps (it rebuilds between them);
+  // apply_edit applies this edit's own hunks and refuses an edit with steps.
+  std::vector<Edit> then;
 
   bool empty() const { return hunks.empty(); }
   // "-old" / "+new" lines per hunk, with "@@ line N" headers.
-  std::string diff() const;
+  std::string diff() const;  // each step after its own "@@ then MOVE" header
   nlohmann::json to_json() const;
   static Edit from_json(const nlohmann::json& j);  // throws asmevo::Error on a malformed edit
 };

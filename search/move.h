@@ -46,6 +46,12 @@ class Move {
   // How often the optimizer draws this move relative to the others of its family (stochastic
   // moves; rule moves are all tried on every window).
   virtual double weight() const { return 1.0; }
+  // Rule moves whose edits this move's edits make possible (tile-load-batch: register-double-buffer
+  // needs the loop it batched). When one of this move's edits is correct on the quick run but not
+  // fast enough alone, the optimizer tries it together with each follow-up's edits on it as one
+  // compound candidate (Edit::then), judged against the parent like any other (docs/search.md,
+  // "Enabling chains"). Depth 1: a follow-up's own enables() are not expanded.
+  virtual std::vector<std::string> enables() const { return {}; }
   // Edits for this window, best first. May be empty. Must not throw for ordinary code; an
   // asmevo::Error means the move cannot work on this kernel (the optimizer logs it and moves on).
   virtual std::vector<Edit> propose(const MoveContext& context) = 0;

@@ -14,6 +14,7 @@
 #include "emu/program.h"
 #include "search/cascade.h"
 #include "search/move.h"
+#include "search/steps.h"
 #include "support/error.h"
 #include "timing/profile.h"
 
@@ -141,8 +142,10 @@ class KernelSearch {
         if (!parent.tried.insert(key).second) continue;
         any = true;
         ++evaluated_;
-        evaluate(parent, std::move(e), window_id, out, "");
+        Edit proposed = e;
+        const Evaluation ev = evaluate(parent, std::move(e), window_id, out, "");
         report_status(window_id, done_before_ + evaluated_, evaluated_, start_);
+        if (!ev.accepted && (ev.stage == "timing" || ev.stage == "robust")) try_follow_ups(parent, proposed, window_id, out);
       }
       idle_rounds = any ? 0 : idle_rounds + 1;
       if (idle_rounds > 200) {
@@ -268,6 +271,58 @@ class KernelSearch {
     } catch (const Error& e) {
       if (progress_.log) progress_.log(fmt::format("{}: move {} cannot work on window {}: {}", kr_.kernel, move.name(), w.id, e.what_text()));
       return {};
+    }
+  }
+
+  // Enabling chains (Move::enables, docs/search.md): `enabling` was correct on the quick run (it
+  // reached timing) but not fast enough alone. Its result is rebuilt and recovered, each follow-up
+  // move proposes on it (the whole kernel is its window: the intermediate is not profiled), and each
+  // follow-up edit is evaluated with `enabling` as one compound candidate against `parent`, through
+  // every stage of the cascade. The intermediate never joins the population.
+  void try_follow_ups(Member& parent, const Edit& enabling, const std::string& window_id, KernelOutcome& out) {
+    std::vector<Move*> follow_ups;
+    for (const auto& m : rules_)
+      if (m->name() == enabling.move)
+        for (const std::string& name : m->enables())
+          for (const auto& f : rules_)
+            if (f->name() == name) follow_ups.push_back(f.get());
+    if (follow_ups.empty() || !enabling.then.empty() || out.patch_mode) return;  // a compound cannot be a patch
+    std::optional<program::Program> step;
+    try {
+      const program::Program edited = apply_edit(*parent.ind.program, enabling);
+      step.emplace(step_input(edited));
+    } catch (const Error& e) {
+      if (progress_.log) progress_.log(fmt::format("{}: the {} edit cannot be rebuilt for its follow-ups: {}", kr_.kernel, enabling.move, e.what_text()));
+      return;
+    }
+    const program::Function* f = step->function(kr_.kernel);
+    if (!f || f->end == f->begin) return;
+    Window whole;
+    whole.first = f->begin;
+    whole.last = f->end - 1;
+    whole.share = 1;
+    whole.id = window_id;
+    for (Move* m : follow_ups) {
+      std::vector<Edit> edits;
+      last_move_ = m->name();
+      try {
+        MoveContext c{*step, kr_.kernel, whole, rng_, 8, &cascade_.perf_runs()};
+        edits = m->propose(c);
+      } catch (const Error& e) {
+        if (progress_.log) progress_.log(fmt::format("{}: move {} cannot work after {}: {}", kr_.kernel, m->name(), enabling.move, e.what_text()));
+        continue;
+      }
+      for (Edit& next : edits) {
+        if (!budget_left() || !time_left()) return;
+        Edit compound = enabling;
+        compound.move = enabling.move + "+" + next.move;
+        compound.description = enabling.description + "; then " + next.description;
+        compound.then.push_back(std::move(next));
+        if (!parent.tried.insert(compound.to_json().dump()).second) continue;
+        ++evaluated_;
+        evaluate(parent, std::move(compound), window_id, out, "");
+        report_status(window_id, done_before_ + evaluated_, evaluated_, start_);
+      }
     }
   }
 

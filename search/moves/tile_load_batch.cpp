@@ -122,6 +122,7 @@ class TileLoadBatchMove final : public Move {
  public:
   std::string name() const override { return "tile-load-batch"; }
   std::string proposer() const override { return "rules"; }
+  std::vector<std::string> enables() const override { return {"register-double-buffer"}; }
 
   std::vector<Edit> propose(const MoveContext& c) override {
     std::vector<Edit> out;
