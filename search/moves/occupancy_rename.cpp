@@ -83,7 +83,7 @@ OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::str
   if (!ap)
     throw Error("occupancy renaming needs a modeled processor (gfx90a, gfx942, gfx950), not " + p.original().target().processor,
                 p.original().elf().name());
-  OccupancyRenaming r{p, {}, 0, 0, 0, 0, 0, 0, 0, ""};
+  OccupancyRenaming r{p, {}, 0, 0, 0, 0, 0, 0, 0, 0, ""};
   if (!f.callees.empty()) {
     r.refused = "it calls device functions";
     return r;
@@ -185,7 +185,8 @@ OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::str
       if (in != live[k]) live[k] = in, changed = true;
     }
   }
-  for (size_t k = 0; k < n; ++k) r.max_live_vgprs = std::max<unsigned>(r.max_live_vgprs, static_cast<unsigned>(live[k].count()));
+  for (size_t k = 0; k < n; ++k)
+    if (live[k].count() > r.max_live_vgprs) r.max_live_vgprs = static_cast<unsigned>(live[k].count()), r.peak_line = f.begin + k;
 
 
   // Webs: node 2k+.. per (line k, unit): live-in node and def node.
@@ -265,8 +266,8 @@ OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::str
     }
     if (!chosen) {
       r.refused = fmt::format("the value in v{} (one of {} clusters above v{}) finds no register free over its live range below v{} "
-                              "(at most {} VGPRs live at once)",
-                              c.hi, todo.size(), limit - 1, limit, r.max_live_vgprs);
+                              "({} VGPRs live at once at line {}: {})",
+                              c.hi, todo.size(), limit - 1, limit, r.max_live_vgprs, r.peak_line, p.text_line(r.peak_line).text);
       return r;
     }
     for (const auto& [k, u] : c.points) occupied[k].set(static_cast<unsigned>(static_cast<int>(u) + *chosen));

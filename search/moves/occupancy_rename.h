@@ -52,6 +52,7 @@ struct OccupancyRenaming {
   unsigned clusters_moved = 0;
   unsigned vgpr_limit = 0;      // arch VGPRs allowed for one more wave (0 when not computed)
   unsigned max_live_vgprs = 0;  // the most VGPR units live into any line (a lower bound on any allocation)
+  size_t peak_line = 0;         // a .text line they are live into
   unsigned vgprs_before = 0, vgprs_after = 0;  // unified allocation per the KD
   unsigned waves_before = 0, waves_after = 0;  // by registers
   std::string refused;
