@@ -24,6 +24,7 @@ std::unique_ptr<Move> make_load_hoist_move();        // load_hoist.cpp
 std::unique_ptr<Move> make_dead_code_move();         // dead_code.cpp
 std::unique_ptr<Move> make_nop_minimize_move();      // nop_minimize.cpp
 std::unique_ptr<Move> make_register_compact_move();  // register_compact.cpp
+std::unique_ptr<Move> make_occupancy_rename_move();  // occupancy_rename.cpp
 std::unique_ptr<Move> make_reschedule_move();        // reschedule.cpp
 std::unique_ptr<Move> make_specialize_move();        // specialize.cpp
 std::unique_ptr<Move> make_loop_pipeline_move();     // loop_pipeline.cpp

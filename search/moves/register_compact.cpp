@@ -33,25 +33,6 @@ int file_index(RegFile f) {
 
 bool token_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '[' || c == ']' || c == ':'; }
 
-// Calls `visit(begin, length, range)` for each operand token of `text` that names a register of
-// one of kFiles.
-template <class Visit>
-void for_each_register_token(const std::string& text, Visit visit) {
-  size_t i = text.find(' ');
-  if (i == std::string::npos) return;
-  while (i < text.size()) {
-    if (!token_char(text[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && token_char(text[j])) ++j;
-    if (auto r = program::parse_reg(std::string_view(text).substr(i, j - i)); r && file_index(r->file) >= 0) visit(i, j - i, *r);
-    i = j;
-  }
-}
-
-
 // A set of registers named together (overlapping tuples merged): it moves as one.
 struct Group {
   RegFile file;
@@ -237,6 +218,21 @@ Outcome evaluate(const program::Program& p, const program::Function& f, const An
 }
 
 }  // namespace
+
+void for_each_register_token(const std::string& text, const std::function<void(size_t, size_t, const RegRange&)>& visit) {
+  size_t i = text.find(' ');
+  if (i == std::string::npos) return;
+  while (i < text.size()) {
+    if (!token_char(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && token_char(text[j])) ++j;
+    if (auto r = program::parse_reg(std::string_view(text).substr(i, j - i)); r && file_index(r->file) >= 0) visit(i, j - i, *r);
+    i = j;
+  }
+}
 
 std::string rename_registers(const std::string& text, const RegRange& from, unsigned to) {
   std::string out = text;

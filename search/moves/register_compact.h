@@ -26,6 +26,7 @@
 // Registers named by raw-byte instructions, or whose text spelling does not match the decoded
 // operands, stay where they are.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,10 @@ struct RegisterCompaction {
 
 // Throws asmevo::Error for an unknown kernel or a processor AsmEvo does not model.
 RegisterCompaction compact_registers(const program::Program& p, const std::string& kernel);
+
+// Calls `visit(begin, length, range)` for each operand token of `text` (after the mnemonic) that
+// names a VGPR, AGPR or SGPR; `v[4:7]` is one token. Shared by the renaming moves.
+void for_each_register_token(const std::string& text, const std::function<void(size_t, size_t, const program::RegRange&)>& visit);
 
 // `text` with every register of `file` inside [from.first, from.first + from.count) shifted to
 // start at `to` (operands only; the mnemonic is left alone). Exposed for tests.

@@ -33,6 +33,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_dead_code_move());
     moves.push_back(make_nop_minimize_move());
     moves.push_back(make_register_compact_move());
+    moves.push_back(make_occupancy_rename_move());
     moves.push_back(make_reschedule_move());
     moves.push_back(make_specialize_move());
   } else if (proposer == "stochastic") {

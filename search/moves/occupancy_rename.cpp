@@ -1,0 +1,345 @@
+#include "search/moves/occupancy_rename.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bitset>
+#include <map>
+#include <numeric>
+
+#include "codeobj/arch_params.h"
+#include "codeobj/resources.h"
+#include "emu/registry.h"
+#include "search/moves/moves.h"
+#include "search/moves/probe.h"
+#include "search/moves/register_compact.h"
+#include "support/error.h"
+
+namespace asmevo::search {
+namespace {
+
+using program::Line;
+using program::RegFile;
+using program::RegRange;
+
+constexpr unsigned kUnits = 256;
+using Units = std::bitset<kUnits>;
+
+void add_units(Units& s, const RegRange& r) {
+  for (unsigned u = r.first; u < r.first + r.count && u < kUnits; ++u) s.set(u);
+}
+
+// True when a VGPR write of this line may leave part of the old value (some lanes or some bits) in
+// place: then the old value lives on through the write (header). Which 16-bit results keep the high
+// half is the emulator's table (emu/registry.h kKeepHigh16, from LLVM's zeroesHigh16BitsOfDest);
+// SDWA, DPP (row/bank masks) and op_sel forms, v_writelane and d16 loads write part by definition.
+bool may_write_part(const Line& l) {
+  for (const char* marker : {"writelane", "_d16", "sdwa", "dst_sel", "row_", "quad_perm", "bank_mask", "op_sel", "dpp"})
+    if (l.text.find(marker) != std::string::npos) return true;
+  const emu::SemanticEntry* e = emu::Registry::get().find(emu::mnemonic_stem(l.inst->mnemonic));
+  return !e || (e->flags & emu::kKeepHigh16);  // unknown to the emulator: assume the worst
+}
+
+struct LineFacts {
+  bool instruction = false;
+  Units uses, defs, kills;  // VGPR units read, written, and written whole
+  Units pinned;             // named in a way the text cannot rename (raw line, spelling != decoding)
+  bool tuple = false;       // some VGPR operand token names two or more registers
+};
+
+struct UnionFind {
+  std::vector<int> parent;
+  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  int find(int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void join(int a, int b) { parent[find(a)] = find(b); }
+};
+
+struct Outcome {
+  program::Program program;
+  unsigned vgprs = 0, waves = 0, by_sgprs = 0;
+};
+
+Outcome evaluate(const program::Program& p, const std::string& kernel) {
+  Outcome o{p, 0, 0, 0};
+  program::Program updated = p;  // a copy whose metadata is rewritten (register_compact.cpp says why not o.program)
+  updated.touch(kernel);
+  updated.update_resources();
+  const codeobj::ArchParams* ap = codeobj::arch_params(p.original().target().arch);
+  auto res = codeobj::derive_resources(*ap, updated.kernel_descriptor(kernel), nullptr);
+  o.vgprs = res.vgprs_allocated;
+  o.waves = std::min(res.occupancy.by_vgprs, res.occupancy.by_sgprs);
+  o.by_sgprs = res.occupancy.by_sgprs;
+  return o;
+}
+
+}  // namespace
+
+OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::string& kernel) {
+  const program::Function& f = kernel_function(p, kernel);
+  const codeobj::ArchParams* ap = codeobj::arch_params(p.original().target().arch);
+  if (!ap)
+    throw Error("occupancy renaming needs a modeled processor (gfx90a, gfx942, gfx950), not " + p.original().target().processor,
+                p.original().elf().name());
+  OccupancyRenaming r{p, {}, 0, 0, 0, 0, 0, 0, 0, 0, ""};
+  if (!f.callees.empty()) {
+    r.refused = "it calls device functions";
+    return r;
+  }
+  Outcome before = evaluate(p, kernel);
+  r.vgprs_before = r.vgprs_after = before.vgprs;
+  r.waves_before = r.waves_after = before.waves;
+  const unsigned by_vgprs = std::min(ap->max_waves_per_simd, ap->vgprs_per_simd_lane / std::max(1u, before.vgprs));
+  if (by_vgprs >= ap->max_waves_per_simd) {
+    r.refused = fmt::format("VGPRs already allow the most waves per SIMD ({})", ap->max_waves_per_simd);
+    return r;
+  }
+  if (before.by_sgprs <= by_vgprs) {
+    r.refused = fmt::format("SGPRs bind too ({} waves per SIMD by SGPRs)", before.by_sgprs);
+    return r;
+  }
+  const unsigned unified_limit = ap->vgprs_per_simd_lane / (by_vgprs + 1) / ap->vgpr_alloc_granule * ap->vgpr_alloc_granule;
+  const program::RegisterUse use = p.register_use(kernel);
+  const unsigned agprs = use.max_agpr >= 0 ? static_cast<unsigned>(use.max_agpr) + 1 : 0;
+  if (agprs >= unified_limit) {
+    r.refused = fmt::format("the {} AGPRs alone exceed the {} registers one more wave allows", agprs, unified_limit);
+    return r;
+  }
+  r.vgpr_limit = agprs ? (unified_limit - agprs) / ap->accum_offset_granule * ap->accum_offset_granule : unified_limit;
+  const unsigned limit = r.vgpr_limit;
+  // Facts per line.
+  const size_t n = f.end - f.begin;
+  std::vector<LineFacts> facts(n);
+  for (size_t i = f.begin; i < f.end; ++i) {
+    const Line& l = p.text_line(i);
+    if (!l.is_instruction()) continue;
+    if (!l.inst) {
+      r.refused = fmt::format("line {} is an edited line (its implicit registers are unknown)", i);
+      return r;
+    }
+    const program::Instruction& inst = *l.inst;
+    if (inst.is_call || inst.mnemonic == "s_setpc_b64" || inst.mnemonic == "s_swappc_b64") {
+      r.refused = "it has calls or computed jumps (" + inst.mnemonic + ")";
+      return r;
+    }
+    if (inst.mnemonic.starts_with("s_movrel") || inst.mnemonic.starts_with("v_movrel") || inst.mnemonic.starts_with("s_set_gpr_idx")) {
+      r.refused = "it indexes registers through M0 (" + inst.mnemonic + ")";
+      return r;
+    }
+    LineFacts& lf = facts[i - f.begin];
+    lf.instruction = true;
+    const program::LineRegisters regs = p.registers_of(l);
+    for (const RegRange& d : regs.defs)
+      if (d.file == RegFile::EXEC) {
+        r.refused = fmt::format("it writes EXEC (line {}: {}), so a VGPR write may reach only some lanes", i, l.text);
+        return r;
+      }
+    const bool part = may_write_part(l);
+    for (const RegRange& u : regs.uses)
+      if (u.file == RegFile::VGPR) add_units(lf.uses, u);
+    for (const RegRange& d : regs.defs)
+      if (d.file == RegFile::VGPR) {
+        add_units(lf.defs, d);
+        if (part) add_units(lf.uses, d);
+        else add_units(lf.kills, d);
+      }
+    Units spelled;
+    for_each_register_token(l.text, [&](size_t, size_t, const RegRange& t) {
+      if (t.file != RegFile::VGPR) return;
+      add_units(spelled, t);
+      lf.tuple |= t.count > 1;
+    });
+    if (l.kind == Line::RawInstr || spelled != (lf.uses | lf.defs)) lf.pinned = spelled | lf.uses | lf.defs;
+  }
+  // Successor lines of each instruction line.
+  std::vector<std::vector<size_t>> succ(n);
+  std::vector<size_t> first_instruction(f.blocks.size(), SIZE_MAX);
+  for (size_t b = 0; b < f.blocks.size(); ++b)
+    for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i)
+      if (facts[i - f.begin].instruction) {
+        first_instruction[b] = i - f.begin;
+        break;
+      }
+  for (size_t b = 0; b < f.blocks.size(); ++b) {
+    size_t prev = SIZE_MAX;
+    for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i) {
+      if (!facts[i - f.begin].instruction) continue;
+      if (prev != SIZE_MAX) succ[prev].push_back(i - f.begin);
+      prev = i - f.begin;
+    }
+    if (prev != SIZE_MAX)
+      for (size_t s : f.blocks[b].succs)
+        if (first_instruction[s] != SIZE_MAX) succ[prev].push_back(first_instruction[s]);
+  }
+  // Liveness of VGPR units into each line (fixpoint; partial writes do not kill).
+  std::vector<Units> live(n);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t k = n; k-- > 0;) {
+      if (!facts[k].instruction) continue;
+      Units out;
+      for (size_t s : succ[k]) out |= live[s];
+      Units in = (out & ~facts[k].kills) | facts[k].uses;
+      if (in != live[k]) live[k] = in, changed = true;
+    }
+  }
+  for (size_t k = 0; k < n; ++k)
+    if (live[k].count() > r.max_live_vgprs) r.max_live_vgprs = static_cast<unsigned>(live[k].count()), r.peak_line = f.begin + k;
+
+
+  // Webs: node 2k+.. per (line k, unit): live-in node and def node.
+  auto in_node = [](size_t k, unsigned u) { return static_cast<int>((k * 2) * kUnits + u); };
+  auto def_node = [](size_t k, unsigned u) { return static_cast<int>((k * 2 + 1) * kUnits + u); };
+  UnionFind uf(n * 2 * kUnits);
+  for (size_t k = 0; k < n; ++k) {
+    if (!facts[k].instruction) continue;
+    for (size_t s : succ[k])
+      for (unsigned u = 0; u < kUnits; ++u)
+        if (live[s].test(u)) uf.join(facts[k].defs.test(u) ? def_node(k, u) : in_node(k, u), in_node(s, u));
+    for (unsigned u = 0; u < kUnits; ++u)
+      if (live[k].test(u) && facts[k].defs.test(u)) uf.join(in_node(k, u), def_node(k, u));
+    // Registers one token names move together.
+    const Line& l = p.text_line(f.begin + k);
+    for_each_register_token(l.text, [&](size_t, size_t, const RegRange& t) {
+      if (t.file != RegFile::VGPR) return;
+      auto node = [&](unsigned u) { return live[k].test(u) ? in_node(k, u) : def_node(k, u); };
+      for (unsigned u = t.first + 1; u < t.first + t.count && u < kUnits; ++u) uf.join(node(t.first), node(u));
+    });
+  }
+  // Clusters: their points, whether they may move, whether they must keep even alignment.
+  struct Cluster {
+    std::vector<std::pair<size_t, unsigned>> points;  // (line, unit)
+    unsigned lo = kUnits, hi = 0;
+    bool fixed = false, even = false;
+  };
+  std::map<int, Cluster> clusters;
+  std::vector<Units> occupied(n);
+  size_t entry = first_instruction.empty() ? SIZE_MAX : first_instruction[0];
+  for (size_t k = 0; k < n; ++k) {
+    if (!facts[k].instruction) continue;
+    const Units present = live[k] | facts[k].defs;
+    occupied[k] = present | facts[k].pinned;
+    for (unsigned u = 0; u < kUnits; ++u)
+      for (int node : {in_node(k, u), def_node(k, u)}) {
+        if (node == in_node(k, u) ? !live[k].test(u) : !facts[k].defs.test(u)) continue;
+        Cluster& c = clusters[uf.find(node)];
+        if (node == in_node(k, u) || !live[k].test(u)) c.points.push_back({k, u});
+        c.lo = std::min(c.lo, u);
+        c.hi = std::max(c.hi, u);
+        c.fixed |= facts[k].pinned.test(u) || (k == entry && node == in_node(k, u));
+        c.even |= facts[k].tuple && facts[k].uses.test(u) | facts[k].defs.test(u);
+      }
+  }
+  // Move every cluster that reaches the limit, the largest first, to the lowest free place.
+  std::vector<int> todo;
+  for (auto& [id, c] : clusters)
+    if (c.hi >= limit) {
+      if (c.fixed) {
+        r.refused = fmt::format("v{} holds a value live at the kernel's entry or named by a line that cannot be renamed", c.hi);
+        return r;
+      }
+      todo.push_back(id);
+    }
+  if (todo.empty()) {
+    r.refused = fmt::format("no VGPR at or above v{} is named, yet the KD allows {} waves", limit, by_vgprs);
+    return r;
+  }
+  std::sort(todo.begin(), todo.end(), [&](int a, int b) { return clusters[a].points.size() > clusters[b].points.size(); });
+  std::map<int, int> shift;
+  for (int id : todo) {
+    Cluster& c = clusters[id];
+    for (const auto& [k, u] : c.points) occupied[k].reset(u);
+    std::optional<int> chosen;
+    const unsigned span = c.hi - c.lo;
+    for (unsigned base = 0; base + span < limit && !chosen; ++base) {
+      const int d = static_cast<int>(base) - static_cast<int>(c.lo);
+      if (c.even && d % 2) continue;
+      bool free = true;
+      for (const auto& [k, u] : c.points)
+        if (occupied[k].test(static_cast<unsigned>(static_cast<int>(u) + d))) {
+          free = false;
+          break;
+        }
+      if (free) chosen = d;
+    }
+    if (!chosen) {
+      r.refused = fmt::format("the value in v{} (one of {} clusters above v{}) finds no register free over its live range below v{} "
+                              "({} VGPRs live at once at line {}: {})",
+                              c.hi, todo.size(), limit - 1, limit, r.max_live_vgprs, r.peak_line, p.text_line(r.peak_line).text);
+      return r;
+    }
+    for (const auto& [k, u] : c.points) occupied[k].set(static_cast<unsigned>(static_cast<int>(u) + *chosen));
+    shift[id] = *chosen;
+  }
+  // Rewrite the tokens of the moved clusters.
+  program::Program out = p;
+  for (size_t k = 0; k < n; ++k) {
+    if (!facts[k].instruction) continue;
+    const Line& l = p.text_line(f.begin + k);
+    std::vector<std::tuple<size_t, size_t, RegRange>> tokens;
+    for_each_register_token(l.text, [&](size_t pos, size_t len, const RegRange& t) {
+      if (t.file == RegFile::VGPR) tokens.push_back({pos, len, t});
+    });
+    std::string text = l.text;
+    bool changed = false;
+    for (size_t t = tokens.size(); t-- > 0;) {
+      auto [pos, len, reg] = tokens[t];
+      const int node = live[k].test(reg.first) ? in_node(k, reg.first) : def_node(k, reg.first);
+      auto it = shift.find(uf.find(node));
+      if (it == shift.end()) continue;
+      text.replace(pos, len, program::to_string(RegRange{RegFile::VGPR, static_cast<unsigned>(static_cast<int>(reg.first) + it->second), reg.count}));
+      changed = true;
+    }
+    if (changed) {
+      out.replace(f.begin + k, f.begin + k, {text});
+      r.lines.push_back(f.begin + k);
+    }
+  }
+  Outcome after = evaluate(out, kernel);
+  if (after.waves <= before.waves) {
+    r.refused = fmt::format("renaming left {} VGPRs allocated ({} waves per SIMD by registers)", after.vgprs, after.waves);
+    r.lines.clear();
+    return r;
+  }
+  if (!rebuilds_clean(out, kernel)) {
+    r.refused = "the renamed kernel does not check clean";
+    r.lines.clear();
+    return r;
+  }
+  r.program = std::move(out);
+  r.program.touch(kernel);
+  r.program.update_resources();
+  r.clusters_moved = static_cast<unsigned>(shift.size());
+  r.vgprs_after = after.vgprs;
+  r.waves_after = after.waves;
+  return r;
+}
+
+namespace {
+
+class OccupancyRenameMove final : public Move {
+ public:
+  std::string name() const override { return "occupancy-rename"; }
+  std::string proposer() const override { return "rules"; }
+  std::vector<Edit> propose(const MoveContext& c) override {
+    window_lines(c.program, c.kernel, std::pair{c.window.first, c.window.last});  // only a trigger, but it must be this kernel's
+    OccupancyRenaming r = rename_for_occupancy(c.program, c.kernel);
+    if (r.lines.empty()) return {};
+    Edit e;
+    e.kernel = c.kernel;
+    e.move = name();
+    e.proposer = proposer();
+    e.description = fmt::format("{} VGPR live range(s) renamed below v{}: VGPRs {} -> {} allocated, waves per SIMD {} -> {}",
+                                r.clusters_moved, r.vgpr_limit, r.vgprs_before, r.vgprs_after, r.waves_before, r.waves_after);
+    for (size_t line : r.lines) e.hunks.push_back(make_hunk(c.program, line, line, {r.program.text_line(line).text}));
+    return {e};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Move> make_occupancy_rename_move() { return std::make_unique<OccupancyRenameMove>(); }
+
+}  // namespace asmevo::search
