@@ -10,6 +10,7 @@
 #include "emu/dispatch.h"
 #include "program/decoder.h"
 #include "support/error.h"
+#include "timing/reuse_probe.h"
 #include "timing/trace.h"
 
 namespace asmevo::timing {
@@ -112,6 +113,33 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
     out.stats.add(emu::run_launch(*launch, *out.program, ro).stats);
     LaunchTrace more = recorder.take();
     for (auto& g : more.groups) trace.groups.push_back(std::move(g));
+  }
+  // The reuse probe (timing/reuse_probe.h): co-residents of workgroup 0 that the slice leaves out, emulated
+  // after the sample (so the sample's traces are those it had without the probe) unless warming already did.
+  const ReuseProbe reuse_probe =
+      plan_reuse_probe(hw, out.sample, occ.workgroups_per_cu, static_cast<double>(first_instructions),
+                       sampling.reuse_probe_wave_instructions, sampling.reuse_probe_peers);
+  if (!reuse_probe.empty()) {
+    std::unordered_map<uint64_t, size_t> index{{0, 0}};
+    for (size_t i = 0; i < rest.size(); ++i) index.emplace(rest[i], i + 1);
+    std::vector<uint64_t> missing;
+    for (uint64_t g : reuse_probe.ids())
+      if (!index.count(g)) missing.push_back(g);
+    LaunchTrace probed;
+    if (!missing.empty()) {
+      TraceRecorder recorder(*launch, *out.program, hw, missing);
+      ro.observer = &recorder;
+      ro.workgroups = missing;
+      out.stats.add(emu::run_launch(*launch, *out.program, ro).stats);
+      probed = recorder.take();
+    }
+    for (size_t i = 0; i < missing.size(); ++i) index.emplace(missing[i], trace.groups.size() + i);
+    auto peer = [&](uint64_t g) -> const std::vector<WaveTrace>& {
+      const size_t i = index.at(g);
+      return i < trace.groups.size() ? trace.groups[i] : probed.groups[i - trace.groups.size()];
+    };
+    out.sample.slice.read_shares = measure_read_shares(hw, *out.program, *launch, reuse_probe, trace.groups[0], peer);
+    out.sample.probe_groups = reuse_probe.ids().size();
   }
   LaunchTrace warming_trace;
   Warming warming;

@@ -6,6 +6,9 @@
 // (measured), S12 Chips and Cheese, S13 ServeTheHome, S15 rocminfo of an MI300X, S16 svethardware.
 // [U] marks an assumption or an unconfirmed figure: the value is a lead, not a measurement.
 #pragma once
+#include <cstdint>
+#include <vector>
+
 #include "codeobj/target.h"
 
 namespace asmevo::timing {
@@ -73,6 +76,14 @@ struct DeviceSlice {
   double warmed_share = 0;
   // Sampled workgroups keep the L1 of the device CU they stand for (SliceWorkgroups::XcdWindow, timing/sampling.h).
   bool l1_by_device_cu = false;
+  // Read sharing the slice lost (the reuse probe, timing/reuse_probe.h): per buffer, the share of a line
+  // fetched below the L2 that one workgroup's read stands for on the device, where co-resident workgroups
+  // read the same line through one fetch. Empty: every fetch counts whole (an unsampled launch).
+  struct ReadShare {
+    uint64_t first_sector = 0, end_sector = 0;  // the buffer: [first, end) 64-byte sectors
+    double mall_share = 1, hbm_share = 1;        // of an L2 miss's MALL access, of its HBM fetch
+  };
+  std::vector<ReadShare> read_shares = {};  // ascending, disjoint
   unsigned cus() const { return xcds * cus_per_xcd; }
   bool whole(const HwParams& hw) const { return xcds == hw.xcds && cus_per_xcd == hw.cus / hw.xcds; }
   static DeviceSlice whole_device(const HwParams& hw) { return {hw.xcds, hw.cus / hw.xcds, 1.0, 1.0}; }

@@ -1,5 +1,6 @@
 #include "timing/memory_hierarchy.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -30,6 +31,11 @@ MemoryHierarchy::MemoryHierarchy(const HwParams& hw, const DeviceSlice& slice) :
   hbm_.bytes_per_cycle = hw.hbm_bw * hw.hbm_efficiency * dev_share;
   // Each CU's vL1D translates through its own L1 TLB (UTCL1, S10), so a slice CU keeps a whole one.
   if (hw.tlb_entries) tlb_.resize(slice.cus(), Cache(hw.tlb_entries, hw.tlb_ways, 1));
+  // Functional warming (warmed_share) already lets the sample's loads find the lines the other XCDs' workgroups
+  // bring into the MALL: the HBM fetch of a shared read keeps the XCD's share (the L2's sharing, which warming
+  // leaves out) for the warmed part of the others, the device's share for the rest.
+  const double warmed = std::clamp(slice.warmed_share, 0.0, 1.0);
+  for (auto& r : slice_.read_shares) r.hbm_share = warmed * r.mall_share + (1 - warmed) * r.hbm_share;
   page_shift_ = std::countr_zero(hw.tlb_page);
   l1_shift_ = std::countr_zero(hw.l1_line);
   l2_shift_ = std::countr_zero(hw.l2_line);
@@ -55,7 +61,7 @@ uint64_t MemoryHierarchy::scalar_access(unsigned cu, const uint64_t* sectors, ui
     const uint64_t l2_line = (sec << kSectorShift) >> l2_shift_;
     if (auto r = l2_[xcd].lookup(l2_line)) ready = std::max(ready, *r);
     else {
-      ready = std::max(ready, fetch_below_l2(t, sec, hw_.l2_line));
+      ready = std::max(ready, fetch_below_l2(t, sec, hw_.l2_line, true));
       l2_[xcd].fill(l2_line, ready);
     }
     sc.fill(line, ready);
@@ -64,8 +70,21 @@ uint64_t MemoryHierarchy::scalar_access(unsigned cu, const uint64_t* sectors, ui
   return done;
 }
 
+const DeviceSlice::ReadShare* MemoryHierarchy::read_share(uint64_t sec) const {
+  const auto& v = slice_.read_shares;
+  auto it = std::upper_bound(v.begin(), v.end(), sec, [](uint64_t s, const DeviceSlice::ReadShare& r) { return s < r.first_sector; });
+  if (it == v.begin()) return nullptr;
+  --it;
+  return sec < it->end_sector ? &*it : nullptr;
+}
+
 // Time at which an L2 miss of sector `sec` (line of `line_bytes`) is back from the MALL or HBM.
-uint64_t MemoryHierarchy::fetch_below_l2(uint64_t t, uint64_t sec, unsigned line_bytes) {
+// A shared read (the reuse probe, timing/reuse_probe.h) keeps its latency but uses, and counts, only the
+// share of the MALL's and HBM's bytes that the device's one fetch for its co-resident readers leaves it.
+uint64_t MemoryHierarchy::fetch_below_l2(uint64_t t, uint64_t sec, unsigned line_bytes, bool shared_read) {
+  const DeviceSlice::ReadShare* share = shared_read && !slice_.read_shares.empty() ? read_share(sec) : nullptr;
+  const double mall_bytes = share ? line_bytes * share->mall_share : line_bytes;
+  const double hbm_bytes = share ? line_bytes * share->hbm_share : line_bytes;
   const uint64_t line_secs = line_bytes >> kSectorShift;
   const uint64_t first = sec / line_secs * line_secs;
   bool all_in_mall = hw_.has_mall;
@@ -75,11 +94,11 @@ uint64_t MemoryHierarchy::fetch_below_l2(uint64_t t, uint64_t sec, unsigned line
     else all_in_mall = false;
   }
   if (all_in_mall) {
-    traffic_.mall_bytes += line_bytes;
-    return std::max(pending, static_cast<uint64_t>(mall_.serve(t, line_bytes)) + hw_.lat_mall);
+    traffic_.mall_bytes += share ? static_cast<uint64_t>(std::llround(mall_bytes)) : line_bytes;
+    return std::max(pending, static_cast<uint64_t>(mall_.serve(t, mall_bytes)) + hw_.lat_mall);
   }
-  traffic_.hbm_bytes += line_bytes;
-  const uint64_t ready = static_cast<uint64_t>(hbm_.serve(t, line_bytes)) + hw_.lat_hbm;
+  traffic_.hbm_bytes += share ? static_cast<uint64_t>(std::llround(hbm_bytes)) : line_bytes;
+  const uint64_t ready = static_cast<uint64_t>(hbm_.serve(t, hbm_bytes)) + hw_.lat_hbm;
   if (hw_.has_mall)
     for (uint64_t s = first; s < first + line_secs; ++s)
       if (!mall_cache_.lookup(s)) mall_cache_.fill(s, ready);
@@ -154,7 +173,7 @@ uint64_t MemoryHierarchy::vector_access(unsigned cu, const uint64_t* sectors, ui
       if (!store) {
         if (auto r = l2_[xcd].lookup(l2_line)) ready = std::max(ready, *r);
         else {
-          ready = std::max(ready, fetch_below_l2(translated, addr >> kSectorShift, hw_.l2_line) +
+          ready = std::max(ready, fetch_below_l2(translated, addr >> kSectorShift, hw_.l2_line, !atomic) +
                                       (atomic ? hw_.lat_atomic_extra : 0));
           l2_[xcd].fill(l2_line, ready);
         }

@@ -183,7 +183,9 @@ class MemoryHierarchy {
   const Traffic& traffic() const { return traffic_; }
 
  private:
-  uint64_t fetch_below_l2(uint64_t t, uint64_t sec, unsigned line_bytes);
+  // `shared_read`: a load (not an atomic) whose fetch the slice's read shares weigh (DeviceSlice::read_shares).
+  uint64_t fetch_below_l2(uint64_t t, uint64_t sec, unsigned line_bytes, bool shared_read);
+  const DeviceSlice::ReadShare* read_share(uint64_t sec) const;
   const HwParams& hw_;
   DeviceSlice slice_;
   struct CuPorts {

@@ -40,6 +40,11 @@ std::string SamplePlan::describe() const {
   if (warming_groups == grid_groups - workgroups.size()) s += fmt::format("; the other {} emulated to warm the MALL", warming_groups);
   else if (warming_groups)
     s += fmt::format("; {} of the other {} (spread over them) emulated to warm the MALL", warming_groups, grid_groups - workgroups.size());
+  if (probe_groups && !slice.read_shares.empty())
+    s += fmt::format("; reads shared with {} probed co-resident workgroup{} weigh the fetches below the L2", probe_groups,
+                     probe_groups == 1 ? "" : "s");
+  else if (probe_groups)
+    s += fmt::format("; {} co-resident workgroup{} probed: no shared reads", probe_groups, probe_groups == 1 ? "" : "s");
   return s;
 }
 

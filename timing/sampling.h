@@ -43,6 +43,11 @@ struct SampleOptions {
   // warming gets what the sample leaves of it, times `warming_budget_share`; 0: no warming.
   double total_wave_instructions = 1.0e6;
   double warming_budget_share = 1.0;
+  // The reuse probe (timing/reuse_probe.h): at most `reuse_probe_peers` co-residents of the sample's first
+  // workgroup emulated for their addresses, as many as `reuse_probe_wave_instructions` pay for (a quarter of
+  // the budget: the 1 s allows it); 0 peers: no probe, every fetch below the L2 counts whole.
+  double reuse_probe_wave_instructions = 0.25e6;
+  unsigned reuse_probe_peers = 16;
   // Which workgroups the slice's CUs run (SliceWorkgroups).
   SliceWorkgroups slice_workgroups = SliceWorkgroups::OwnCus;
 };
@@ -58,6 +63,7 @@ struct SamplePlan {
   uint64_t tail_groups = 0;            // ... and the slice's last, partial round
   unsigned head_rounds = 0;
   uint64_t warming_groups = 0;         // emulated (not simulated) to warm the MALL (plan_warming)
+  uint64_t probe_groups = 0;           // co-residents emulated for the reuse probe (timing/reuse_probe.h)
   bool xcd_window = false;             // SliceWorkgroups::XcdWindow
   std::string describe() const;        // "12 of 4096 workgroups: 1 CU on 1 of 8 XCDs, ..."
 };

@@ -1,4 +1,5 @@
-// sampling_bench [--exact-too] [--only SUBSTRING] [--warming-share S] [--slice own-cus|xcd-window] [--launches DIR] [ARCH]:
+// sampling_bench [--exact-too] [--only SUBSTRING] [--warming-share S] [--slice own-cus|xcd-window] [--probe-peers N]
+//                [--launches DIR] [ARCH]:
 // how long modeling one large launch takes on
 // one core, sampled (the default of asmevo time) and, with --exact-too, exact: every launch under
 // bench/timing/launches (a 4096^3 and a 1024^3 GEMM, a 64M-element elementwise kernel, ...) and every
@@ -8,7 +9,8 @@
 // the launches over the 1 s goal. Every time in the table is MODELED, not measured.
 // --launches DIR: only the launch specs of DIR (each spec's first perf launch), e.g. bench/timing/reuse, the
 // GEMM-like launches whose cross-workgroup reuse the sample may lose (docs/timing.md, "Sampling");
-// --slice: which workgroups a sample's slice runs (timing::SliceWorkgroups).
+// --slice: which workgroups a sample's slice runs (timing::SliceWorkgroups); --probe-peers N: the reuse probe's
+// co-residents at most (timing::SampleOptions::reuse_probe_peers; 0: no probe, the sample as before the probe).
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -42,6 +44,7 @@ struct Case {
 
 // CPU seconds of the row.
 timing::SliceWorkgroups slice_workgroups = timing::SampleOptions{}.slice_workgroups;
+unsigned probe_peers = timing::SampleOptions{}.reuse_probe_peers;
 
 double row(const Case& c, bool exact, double warming_share) {
   const emu::LaunchSpec& spec = c.run;
@@ -52,15 +55,16 @@ double row(const Case& c, bool exact, double warming_share) {
   so.exact = exact;
   so.warming_budget_share = warming_share;
   so.slice_workgroups = slice_workgroups;
+  so.reuse_probe_peers = probe_peers;
   const double t0 = cpu_seconds();
   timing::ModeledRun r = timing::model_kernel({&co, k, &spec}, 1, so);
   const double total = cpu_seconds() - t0;
   const auto& m = r.model;
   // ModeledRun's stage times are wall-clock (the machine may be shared): report their shares of the CPU total.
   const double wall = std::max(1e-9, r.prepare_seconds + r.emulate_seconds + r.model_seconds);
-  fmt::print("| {} | {} | {} | {:.3f} | {} | {} | {:.1f} | {:.3f} | {:.0f} / {:.0f} / {:.0f} |\n", c.name, exact ? "exact" : "sampled",
-             m.workgroups, m.microseconds, m.sample.sampled ? m.sample.simulated_groups : m.workgroups, r.sample.warming_groups,
-             100 * m.sample.error_bound, total, 100 * r.prepare_seconds / wall, 100 * r.emulate_seconds / wall,
+  fmt::print("| {} | {} | {} | {:.3f} | {} | {} | {} | {:.1f} | {:.1f} / {:.1f} | {:.3f} | {:.0f} / {:.0f} / {:.0f} |\n", c.name,
+             exact ? "exact" : "sampled", m.workgroups, m.microseconds, m.sample.sampled ? m.sample.simulated_groups : m.workgroups,
+             r.sample.warming_groups, r.sample.probe_groups, 100 * m.sample.error_bound, m.hbm_bytes / 1e6, m.mall_bytes / 1e6, total, 100 * r.prepare_seconds / wall, 100 * r.emulate_seconds / wall,
              100 * r.model_seconds / wall);
   std::fflush(stdout);
   return total;
@@ -78,6 +82,7 @@ int main(int argc, char** argv) {
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--warming-share" && i + 1 < argc) warming_share = std::stod(argv[++i]);
     else if (a == "--launches" && i + 1 < argc) launches_dir = argv[++i];
+    else if (a == "--probe-peers" && i + 1 < argc) probe_peers = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--slice" && i + 1 < argc) {
       const std::string m = argv[++i];
       if (m != "own-cus" && m != "xcd-window") {
@@ -109,8 +114,8 @@ int main(int argc, char** argv) {
                        k.code_object, std::move(run)});
   std::erase_if(cases, [&](const Case& c) { return c.name.find(only) == std::string::npos; });
   fmt::print("## {} -- modeled times (asmevo timing model), not measured; cost in CPU seconds, one core\n\n", arch);
-  fmt::print("| launch | mode | workgroups | modeled us | simulated workgroups | warming workgroups | bound % | CPU s | prepare / emulate / replay % |\n");
-  fmt::print("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+  fmt::print("| launch | mode | workgroups | modeled us | simulated workgroups | warming workgroups | probed workgroups | bound % | HBM / MALL MB | CPU s | prepare / emulate / replay % |\n");
+  fmt::print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
   std::vector<double> seconds;
   try {
     for (const auto& c : cases) {

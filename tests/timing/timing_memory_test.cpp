@@ -45,6 +45,38 @@ Pass read_pass(sim::MemoryHierarchy& mem, uint64_t bytes, uint64_t t) {
   return p;
 }
 
+// Read shares (the reuse probe, timing/reuse_probe.h): a load of a shared buffer uses and counts its share of
+// the HBM fetch (and of the MALL access on a second pass) at the same latency; other addresses and stores
+// count whole, and with no shares the hierarchy is the one it was.
+TEST(MemoryHierarchy, ASharedReadUsesItsShareOfTheFetchBelowTheL2AtTheSameLatency) {
+  const HwParams hw = small_mi300x();
+  const uint64_t bytes = 256 * 1024;  // above the L2, below the MALL: the second pass is served by the MALL
+  DeviceSlice shared{1, 1, 1.0, 1.0};
+  shared.read_shares.push_back({0, bytes >> kSectorShift, 0.5, 0.25});
+  sim::MemoryHierarchy whole(hw, DeviceSlice{1, 1, 1.0, 1.0}), part(hw, shared);
+  const Pass w1 = read_pass(whole, bytes, 0), p1 = read_pass(part, bytes, 0);
+  EXPECT_EQ(w1.traffic.hbm_bytes, bytes);
+  EXPECT_EQ(p1.traffic.hbm_bytes, bytes / 4);
+  EXPECT_EQ(p1.traffic.l2_bytes, w1.traffic.l2_bytes) << "every L2 request is the slice's own";
+  DeviceSlice narrow{1, 1, 1.0, 0.001}, narrow_shared = shared;  // HBM at a thousandth: bandwidth-bound
+  narrow_shared.device_share = 0.001;
+  sim::MemoryHierarchy whole_narrow(hw, narrow), part_narrow(hw, narrow_shared);
+  EXPECT_LT(read_pass(part_narrow, bytes, 0).end * 3, read_pass(whole_narrow, bytes, 0).end)
+      << "a quarter of the bytes through the same HBM bandwidth";
+  const Pass w2 = read_pass(whole, bytes, w1.end), p2 = read_pass(part, bytes, p1.end);
+  EXPECT_GE(w2.traffic.mall_bytes, bytes * 9 / 10);
+  EXPECT_EQ(p2.traffic.mall_bytes * 2, w2.traffic.mall_bytes);
+  // One isolated load: the latency of the fetch is unchanged.
+  sim::MemoryHierarchy whole1(hw, DeviceSlice{1, 1, 1.0, 1.0}), part1(hw, shared);
+  const uint64_t sectors[2] = {0, 1};
+  EXPECT_EQ(part1.vector_access(0, sectors, 2, 64, false, false, 100), whole1.vector_access(0, sectors, 2, 64, false, false, 100));
+  // Beyond the shared buffer: whole.
+  const uint64_t beyond[2] = {bytes >> kSectorShift, (bytes >> kSectorShift) + 1};
+  const uint64_t before = part1.traffic().hbm_bytes;
+  part1.vector_access(0, beyond, 2, 64, false, false, 200);
+  EXPECT_EQ(part1.traffic().hbm_bytes - before, hw.l2_line);
+}
+
 // The L1 tag (SliceWorkgroups::XcdWindow): workgroups standing for different device CUs share the slice
 // CU's L1 capacity but never hit each other's lines there; the second load goes on to the L2 and hits.
 TEST(MemoryHierarchy, LinesOfAnotherL1TagMissTheL1AndHitTheL2) {

@@ -16,6 +16,7 @@
 #include "emu/launch_spec.h"
 #include "support/file_io.h"
 #include "timing/backend.h"
+#include "timing/reuse_probe.h"
 
 namespace fs = std::filesystem;
 
@@ -154,6 +155,48 @@ TEST(Sampling, XcdWindowTakesNeighboursInEachXcdStreamPerDeviceRound) {
   // One workgroup per CU: the same sample as OwnCus.
   const SamplePlan one_own = plan_sample(hw, 200, 1, 100, own), one_window = plan_sample(hw, 200, 1, 100, window);
   EXPECT_EQ(one_own.workgroups, one_window.workgroups);
+}
+
+// The reuse probe (timing/reuse_probe.h): co-residents of workgroup 0 in its device round that the slice does not
+// hold, spread over them, half on its XCD and half on the others, within the probe's cost; none unsampled.
+TEST(Sampling, ReuseProbeTakesCoResidentsOfTheFirstWorkgroupThatTheSliceLeavesOut) {
+  const HwParams& hw = hw_params(codeobj::Arch::gfx942);
+  const unsigned per_xcd = hw.cus / hw.xcds, per_cu = 2;
+  SampleOptions so;
+  so.budget_wave_instructions = 3000;  // 30 workgroups of 100
+  const uint64_t grid = 4ull * hw.cus * per_cu;
+  const SamplePlan plan = plan_sample(hw, grid, per_cu, 100, so);
+  ASSERT_TRUE(plan.sampled);
+  const ReuseProbe probe = plan_reuse_probe(hw, plan, per_cu, 100, 1600, 16);
+  const uint64_t round = static_cast<uint64_t>(hw.cus) * per_cu;
+  auto in_slice = [&](uint64_t g) { return g % hw.xcds < plan.slice.xcds && g / hw.xcds % per_xcd < plan.slice.cus_per_xcd; };
+  std::vector<uint64_t> xcd_others, device_others;
+  for (uint64_t g = 1; g < round; ++g)
+    if (!in_slice(g)) (g % hw.xcds == 0 ? xcd_others : device_others).push_back(g);
+  // Four strata: the nearest 4 left out on XCD 0 and elsewhere, whole; 4 of the rest of each, spread.
+  ASSERT_EQ(probe.strata.size(), 4u);
+  uint64_t members[2] = {0, 0}, probed[2] = {0, 0};
+  for (const ProbeStratum& st : probe.strata) {
+    members[st.same_xcd] += st.members, probed[st.same_xcd] += st.probed.size();
+    for (uint64_t g : st.probed) {
+      EXPECT_EQ(g % hw.xcds == 0, st.same_xcd) << g;
+      EXPECT_LT(g, round) << "co-resident: workgroup 0's device round";
+      EXPECT_FALSE(in_slice(g)) << g;
+    }
+  }
+  EXPECT_EQ(members[1], xcd_others.size());
+  EXPECT_EQ(members[0], device_others.size());
+  EXPECT_EQ(probed[1], 8u);
+  EXPECT_EQ(probed[0], 8u);
+  const ProbeStratum& near = probe.strata[0];
+  EXPECT_TRUE(near.same_xcd);
+  EXPECT_EQ(near.probed, std::vector<uint64_t>(xcd_others.begin(), xcd_others.begin() + 4)) << "the nearest, whole";
+  EXPECT_DOUBLE_EQ(near.scale(), 1.0);
+  const ProbeStratum& far = probe.strata[1];
+  EXPECT_GT(far.probed.back() - far.probed.front(), round / 2) << "spread over the rest of the round";
+  EXPECT_DOUBLE_EQ(far.scale(), static_cast<double>(xcd_others.size() - 4) / 4);
+  EXPECT_EQ(plan_reuse_probe(hw, plan, per_cu, 100, 350, 16).ids().size(), 3u) << "as many as the cost pays for";
+  EXPECT_TRUE(plan_reuse_probe(hw, plan_sample(hw, 20, 1, 100, so), 1, 100, 1e9, 16).empty()) << "unsampled: no probe";
 }
 
 TEST(Sampling, SampledMatchesExactWithinItsBoundOnTheCorpus) {
