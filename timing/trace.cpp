@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <string_view>
 
 #include "check/isa.h"
@@ -144,7 +145,7 @@ unsigned LdsCostCache::cost(uint32_t inst, const uint32_t* a0, const uint32_t* a
   }
   Entry& e = entries_[inst % entries_.size()];
   if (e.inst == inst && e.exec == exec && e.bytes == bytes && e.addresses == naddr && e.banks == banks && e.is_read == is_read &&
-      e.addr == key)
+      std::memcmp(e.addr.data(), key.data(), naddr * emu::kWaveSize * sizeof(uint32_t)) == 0)
     return e.cost;
   e.inst = inst, e.exec = exec, e.bytes = static_cast<uint16_t>(bytes), e.addresses = static_cast<uint16_t>(naddr);
   e.banks = static_cast<uint16_t>(banks), e.is_read = is_read, e.addr = key;
@@ -176,8 +177,10 @@ TraceRecorder::TraceRecorder(const emu::Launch& L, const emu::Program& prog, con
   scratch_slot_bytes_ = L.scratch_slot_bytes;
   const auto& insts = prog.insts();
   ds_.resize(insts.size());
+  ends_.resize(insts.size());
   for (size_t i = 0; i < insts.size(); ++i) {
     const emu::ExecInst& in = insts[i];
+    ends_[i] = in.raw && in.raw->mnemonic == "s_endpgm";
     if (!in.raw || in.raw->cls != program::InstClass::DS || !check::ds_accesses_lds_memory(*in.raw)) continue;
     DsShape& s = ds_[i];
     const std::string_view m = in.raw->mnemonic;
@@ -228,6 +231,10 @@ void TraceRecorder::before_inst(const emu::ExecContext& ctx, const emu::Wave& w,
     e.lds_phase_cycles = static_cast<uint16_t>(costs->cost(w.pc, a0, a1, exec, s.bytes, s.addresses, hw_.lds_banks, s.read));
   }
   e.lds_lane_bytes = s.memory ? static_cast<uint8_t>(s.bytes * s.addresses) : 4;  // permute/swizzle: a dword per lane
+  if (ends_[w.pc]) {  // the wave is done with LDS: its cost memory goes (bounded by the waves running at once)
+    const auto [g, i] = wave_index(ctx, w);
+    lds_costs_[g][i].reset();
+  }
   t.entries.push_back(e);
 }
 

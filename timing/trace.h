@@ -68,7 +68,7 @@ class LdsCostCache {
     unsigned cost = 0;
     std::array<uint32_t, 2 * 64> addr{};  // 64 lanes: active lanes' addresses less the shift, then the second's
   };
-  std::array<Entry, 8> entries_;  // by instruction index mod 8
+  std::array<Entry, 32> entries_;  // by instruction index mod 32 (a GEMM loop has a dozen LDS instructions and more)
 };
 
 class TraceRecorder final : public emu::ExecObserver {
@@ -94,6 +94,7 @@ class TraceRecorder final : public emu::ExecObserver {
   std::vector<std::vector<std::unique_ptr<LdsCostCache>>> lds_costs_;  // [group][wave], made at a wave's first LDS access
   const HwParams& hw_;
   std::vector<DsShape> ds_;  // per static instruction
+  std::vector<uint8_t> ends_;  // per static instruction: s_endpgm
   std::vector<uint32_t> slot_;  // sampled: linear workgroup id -> index into trace_.groups
   uint64_t scratch_slot_bytes_ = 0;
 };

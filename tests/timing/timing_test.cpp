@@ -302,7 +302,7 @@ TEST(LdsBanks, CostCacheAnswersAsTheCostFunction) {
   const unsigned widths[] = {4, 8, 16};
   unsigned recurring = 0;
   for (int trial = 0; trial < 20000; ++trial) {
-    const unsigned which = static_cast<unsigned>(rng() % 4), inst = which * 3;  // inst 0 and 9 share a cache slot
+    const unsigned which = static_cast<unsigned>(rng() % 4), inst = which * 16;  // 0 and 32, 16 and 48 share a slot
     const unsigned bytes = widths[which % 3], naddr = which == 3 ? 2 : 1, banks = trial % 2 ? 32 : 64;
     const uint64_t exec = rng() % 8 ? ~0ull : rng();
     const unsigned how = static_cast<unsigned>(rng() % 4);
