@@ -68,7 +68,6 @@ struct WaveState {
   size_t pos = 0;
   uint64_t group = 0;  // linear workgroup id
   unsigned cu = 0, simd = 0;
-  uint64_t seq = 0;
   int prio = 0;
   uint64_t next_ok = 0;     // earliest issue of the next instruction (own cadence)
   bool evaluated = false;   // the current instruction has been looked at once
@@ -93,11 +92,13 @@ struct Group {
   uint64_t end = 0;
 };
 
-// The earliest time at which at most `n` of the completion times in `q` lie in the future.
-uint64_t counter_ready(std::vector<uint64_t> q, unsigned n) {
+// The earliest time at which at most `n` of the completion times in `q` lie in the future: the (size - n)-th
+// smallest. `q` is reordered. (A copy and a sort per waitcnt, in every wave's step, was a heap allocation each.)
+uint64_t counter_ready(std::vector<uint64_t>& q, unsigned n) {
   if (q.size() <= n) return 0;
-  std::sort(q.begin(), q.end());
-  return q[q.size() - n - 1];
+  const auto k = q.end() - n - 1;
+  std::nth_element(q.begin(), k, q.end());
+  return *k;
 }
 
 class Simulator {
@@ -220,7 +221,6 @@ class Simulator {
       w.group = g;
       w.cu = cu;
       w.simd = simd;
-      w.seq = seq_++;
       w.in_group = static_cast<uint32_t>(i);
       w.next_ok = start + wave_launch(i + 1);
       w.v.resize(std::max(1u, prog_.num_vregs()));
@@ -246,29 +246,28 @@ class Simulator {
     if (next_group_ < groups_.size()) start_group(next_group_++, G.cu, t);
   }
 
+  // A wave's next step at t. Ties go to the higher s_setprio priority (0-3), then to the wave created first (the
+  // lower index). Both fit one word beside t: 16 bytes an event, so a heap level's four children share a host
+  // cache line (sift_down's misses were most of an elementwise replay's event handling; perf).
   struct Event {
     uint64_t t;
-    int prio;
-    uint64_t seq;
-    size_t wave;
-    bool operator>(const Event& o) const {
-      if (t != o.t) return t > o.t;
-      if (prio != o.prio) return prio < o.prio;
-      return seq > o.seq;
-    }
+    uint64_t order;  // (3 - priority) << 62 | wave index
+    size_t wave() const { return static_cast<size_t>(order & ((1ull << 62) - 1)); }
+    bool operator>(const Event& o) const { return t != o.t ? t > o.t : order > o.order; }
   };
-  void push(size_t wi, uint64_t t) { heap_.push(Event{t, waves_[wi].prio, waves_[wi].seq, wi}); }
+  Event event(size_t wi, uint64_t t) const { return Event{t, static_cast<uint64_t>(3 - waves_[wi].prio) << 62 | wi}; }
+  void push(size_t wi, uint64_t t) { heap_.push(event(wi, t)); }
 
   void loop() {
     if (heap_.empty()) return;
     Event e = heap_.pop();
     for (;;) {
-      if (!heap_.empty()) prefetch_wave(heap_.top().wave);  // most often the next step's wave
-      auto next = step(e.wave, e.t);
+      if (!heap_.empty()) prefetch_wave(heap_.top().wave());  // most often the next step's wave
+      auto next = step(e.wave(), e.t);
       if (next) {
         // The wave goes again at `next`, unless another event comes first (same order as pushing
         // it and popping the first, with one sift instead of two).
-        e = heap_.push_pop(Event{*next, waves_[e.wave].prio, waves_[e.wave].seq, e.wave});
+        e = heap_.push_pop(event(e.wave(), *next));
       } else if (!heap_.empty()) {
         e = heap_.pop();
       } else {
@@ -335,11 +334,13 @@ class Simulator {
       }
     }
     if (si.kind == Kind::Waitcnt) {
-      if (si.wait_vm != ~0u) wait_vm = counter_ready(w.vm, si.wait_vm);
+      // w.vm ascends (vmcnt retires in order: each completion is at least the previous one), so its
+      // (size - n)-th smallest is at size - n - 1.
+      if (si.wait_vm != ~0u && w.vm.size() > si.wait_vm) wait_vm = w.vm[w.vm.size() - si.wait_vm - 1];
       if (si.wait_lgkm != ~0u) {
-        std::vector<uint64_t> q;
-        for (const auto& c : w.lgkm) q.push_back(c.first);
-        wait_lgkm = counter_ready(std::move(q), si.wait_lgkm);
+        counter_scratch_.clear();
+        for (const auto& c : w.lgkm) counter_scratch_.push_back(c.first);
+        wait_lgkm = counter_ready(counter_scratch_, si.wait_lgkm);
       }
     }
     switch (si.kind) {
@@ -540,7 +541,7 @@ class Simulator {
   std::vector<WaveState> waves_;
   std::vector<const TraceEntry*> next_entry_;  // per wave: its next trace entry (prefetch_wave)
   // A 4-ary min-heap of events (by operator>) with push_pop, which std::priority_queue lacks. A wave has at most
-  // one event queued and (t, prio, seq) tells any two apart, so events leave in one order whatever the heap's
+  // one event queued and (t, priority, wave) tells any two apart, so events leave in one order whatever the heap's
   // shape; four children per node halve the levels a sift crosses (sift_down was 6 % of an elementwise replay).
   class EventHeap {
    public:
@@ -581,7 +582,8 @@ class Simulator {
     std::vector<Event> h_;
   };
   EventHeap heap_;
-  uint64_t next_group_ = 0, seq_ = 0, last_memory_ = 0;
+  std::vector<uint64_t> counter_scratch_;  // step(): the lgkm completion times of a waitcnt
+  uint64_t next_group_ = 0, last_memory_ = 0;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <string_view>
 
 #include "check/isa.h"
@@ -68,18 +69,48 @@ unsigned lds_phase_cycles(const uint32_t* addr0, const uint32_t* addr1, uint64_t
   std::array<int16_t, 64> head;
   std::array<uint8_t, 64> count;
   banks = std::min(banks, 64u);
+  auto lane_of = [&](unsigned p, unsigned i) {
+    if (b128_read && banks == 32 && phases == 8) return static_cast<unsigned>(kB128Read32[p][i]);
+    if (b128_read && banks == 64 && phases == 4) return static_cast<unsigned>(kB128Read64[p][i]);
+    return p * per_phase + i;
+  };
+  const uint32_t span = std::max(1u, bytes) - 1;
   for (unsigned p = 0; p < phases; ++p) {
+    // Most phases are conflict-free (swizzled layouts, broadcasts of a tile row): each bank serves at most one
+    // distinct dword, cost 1. One pass keeping each bank's dword shows it; a bank asked for a second dword (a
+    // conflict) takes the exact count below.
+    uint64_t used = 0;
+    std::array<uint32_t, 64> bank_dword;
+    bool conflict = false;
+    for (unsigned i = 0; i < per_phase && !conflict; ++i) {
+      const unsigned l = lane_of(p, i);
+      if (!(exec >> l & 1)) continue;
+      for (unsigned a = 0; a < naddr && !conflict; ++a) {
+        const uint32_t base = a ? addr1[l] : addr0[l];
+        for (uint32_t d = base / 4; d <= (base + span) / 4; ++d) {
+          const unsigned b = d % banks;
+          if (!(used >> b & 1)) {
+            used |= 1ull << b, bank_dword[b] = d;
+          } else if (bank_dword[b] != d) {
+            conflict = true;
+            break;
+          }
+        }
+      }
+    }
+    if (!conflict) {
+      total += used ? 1 : 0;
+      continue;
+    }
     std::fill(head.begin(), head.begin() + banks, -1);
     std::fill(count.begin(), count.begin() + banks, 0);
     unsigned n = 0, worst = 0;
     for (unsigned i = 0; i < per_phase; ++i) {
-      unsigned l = p * per_phase + i;
-      if (b128_read && banks == 32 && phases == 8) l = kB128Read32[p][i];
-      if (b128_read && banks == 64 && phases == 4) l = kB128Read64[p][i];
+      const unsigned l = lane_of(p, i);
       if (!(exec >> l & 1)) continue;
       for (unsigned a = 0; a < naddr; ++a) {
         const uint32_t base = a ? addr1[l] : addr0[l];
-        for (uint32_t d = base / 4; d <= (base + std::max(1u, bytes) - 1) / 4 && n < kMaxDwords; ++d) {
+        for (uint32_t d = base / 4; d <= (base + span) / 4 && n < kMaxDwords; ++d) {
           const unsigned b = d % banks;
           bool seen = false;
           for (int j = head[b]; j >= 0 && !seen; j = next[j]) seen = value[j] == d;
@@ -92,6 +123,34 @@ unsigned lds_phase_cycles(const uint32_t* addr0, const uint32_t* addr1, uint64_t
     total += worst;
   }
   return std::max(total, 1u);
+}
+
+unsigned LdsCostCache::cost(uint32_t inst, const uint32_t* a0, const uint32_t* a1, uint64_t exec, unsigned bytes, unsigned naddr,
+                            unsigned banks, bool is_read) {
+  uint64_t lo = ~0ull, hi = 0;
+  for (uint64_t m = exec; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(m));
+    lo = std::min<uint64_t>(lo, a0[l]), hi = std::max<uint64_t>(hi, a0[l]);
+    if (naddr == 2) lo = std::min<uint64_t>(lo, a1[l]), hi = std::max<uint64_t>(hi, a1[l]);
+  }
+  const uint64_t row = 4ull * std::min(banks, 64u);
+  if (!exec || naddr > 2 || hi + std::max(1u, bytes) > (1ull << 32) || row == 0)
+    return lds_phase_cycles(a0, a1, exec, bytes, naddr, banks, is_read);
+  const uint32_t shift = static_cast<uint32_t>(lo - lo % row);
+  std::array<uint32_t, 2 * 64> key{};
+  for (uint64_t m = exec; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(m));
+    key[l] = a0[l] - shift;
+    if (naddr == 2) key[emu::kWaveSize + l] = a1[l] - shift;
+  }
+  Entry& e = entries_[inst % entries_.size()];
+  if (e.inst == inst && e.exec == exec && e.bytes == bytes && e.addresses == naddr && e.banks == banks && e.is_read == is_read &&
+      std::memcmp(e.addr.data(), key.data(), naddr * emu::kWaveSize * sizeof(uint32_t)) == 0)
+    return e.cost;
+  e.inst = inst, e.exec = exec, e.bytes = static_cast<uint16_t>(bytes), e.addresses = static_cast<uint16_t>(naddr);
+  e.banks = static_cast<uint16_t>(banks), e.is_read = is_read, e.addr = key;
+  e.cost = lds_phase_cycles(a0, a1, exec, bytes, naddr, banks, is_read);
+  return e.cost;
 }
 
 TraceRecorder::TraceRecorder(const emu::Launch& L, const emu::Program& prog, const HwParams& hw,
@@ -113,11 +172,15 @@ TraceRecorder::TraceRecorder(const emu::Launch& L, const emu::Program& prog, con
     auto gs = L.group_size(wg);
     trace_.groups[i].resize((gs[0] * gs[1] * gs[2] + 63) / 64);
   }
+  lds_costs_.resize(trace_.groups.size());
+  for (size_t i = 0; i < trace_.groups.size(); ++i) lds_costs_[i].resize(trace_.groups[i].size());
   scratch_slot_bytes_ = L.scratch_slot_bytes;
   const auto& insts = prog.insts();
   ds_.resize(insts.size());
+  ends_.resize(insts.size());
   for (size_t i = 0; i < insts.size(); ++i) {
     const emu::ExecInst& in = insts[i];
+    ends_[i] = in.raw && in.raw->mnemonic == "s_endpgm";
     if (!in.raw || in.raw->cls != program::InstClass::DS || !check::ds_accesses_lds_memory(*in.raw)) continue;
     DsShape& s = ds_[i];
     const std::string_view m = in.raw->mnemonic;
@@ -136,10 +199,15 @@ TraceRecorder::TraceRecorder(const emu::Launch& L, const emu::Program& prog, con
   }
 }
 
-WaveTrace& TraceRecorder::wave_of(const emu::ExecContext& ctx, const emu::Wave& w) {
+std::pair<size_t, unsigned> TraceRecorder::wave_index(const emu::ExecContext& ctx, const emu::Wave& w) const {
   const auto& n = trace_.num_groups;
   uint64_t g = ctx.wg_id[0] + static_cast<uint64_t>(n[0]) * (ctx.wg_id[1] + static_cast<uint64_t>(n[1]) * ctx.wg_id[2]);
-  return trace_.groups[slot_.empty() ? g : slot_[g]][w.id_in_group];
+  return {slot_.empty() ? g : slot_[g], w.id_in_group};
+}
+
+WaveTrace& TraceRecorder::wave_of(const emu::ExecContext& ctx, const emu::Wave& w) {
+  const auto [g, i] = wave_index(ctx, w);
+  return trace_.groups[g][i];
 }
 
 void TraceRecorder::before_inst(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in) {
@@ -157,9 +225,16 @@ void TraceRecorder::before_inst(const emu::ExecContext& ctx, const emu::Wave& w,
       a0[l] = static_cast<uint32_t>(base[l] + s.offset0);
       a1[l] = static_cast<uint32_t>(base[l] + s.offset1);
     }
-    e.lds_phase_cycles = static_cast<uint16_t>(lds_phase_cycles(a0, a1, exec, s.bytes, s.addresses, hw_.lds_banks, s.read));
+    const auto [g, i] = wave_index(ctx, w);
+    auto& costs = lds_costs_[g][i];
+    if (!costs) costs = std::make_unique<LdsCostCache>();
+    e.lds_phase_cycles = static_cast<uint16_t>(costs->cost(w.pc, a0, a1, exec, s.bytes, s.addresses, hw_.lds_banks, s.read));
   }
   e.lds_lane_bytes = s.memory ? static_cast<uint8_t>(s.bytes * s.addresses) : 4;  // permute/swizzle: a dword per lane
+  if (ends_[w.pc]) {  // the wave is done with LDS: its cost memory goes (bounded by the waves running at once)
+    const auto [g, i] = wave_index(ctx, w);
+    lds_costs_[g][i].reset();
+  }
   t.entries.push_back(e);
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "emu/dispatch.h"
 #include "emu/program.h"
 #include "timing/hw_params.h"
+#include "timing/trace_buffer.h"
 
 namespace asmevo::timing {
 
@@ -29,8 +31,8 @@ struct TraceEntry {
 };
 
 struct WaveTrace {
-  std::vector<TraceEntry> entries;
-  std::vector<uint64_t> sectors;  // device address >> kSectorShift
+  TraceBuffer<TraceEntry> entries;
+  TraceBuffer<uint64_t> sectors;  // device address >> kSectorShift
 };
 
 struct LaunchTrace {
@@ -47,6 +49,27 @@ struct LaunchTrace {
 // Returns the sum over phases of the largest number of distinct dwords any one bank serves.
 unsigned lds_phase_cycles(const uint32_t* lane_addr0, const uint32_t* lane_addr1, uint64_t exec, unsigned bytes_per_address,
                           unsigned addresses_per_lane, unsigned banks, bool is_read);
+
+// lds_phase_cycles with a memory of a wave's last accesses, by static instruction. A GEMM's loop reads the same
+// LDS pattern every iteration (shifted by whole bank rows where it alternates buffers); computing each cost afresh
+// was 15 % of the instructions emulating matmul_128_kernel:decode_b64 (callgrind). Exact: a cost depends on the
+// addresses only through their dwords' banks and equalities, which subtracting a multiple of banks x 4 bytes from
+// every address keeps; an access whose addresses could wrap past 2^32 is computed afresh.
+class LdsCostCache {
+ public:
+  unsigned cost(uint32_t inst, const uint32_t* lane_addr0, const uint32_t* lane_addr1, uint64_t exec, unsigned bytes_per_address,
+                unsigned addresses_per_lane, unsigned banks, bool is_read);
+
+ private:
+  struct Entry {
+    uint32_t inst = UINT32_MAX;
+    uint64_t exec = 0;
+    uint16_t bytes = 0, addresses = 0, banks = 0, is_read = 0;
+    unsigned cost = 0;
+    std::array<uint32_t, 2 * 64> addr{};  // 64 lanes: active lanes' addresses less the shift, then the second's
+  };
+  std::array<Entry, 32> entries_;  // by instruction index mod 32 (a GEMM loop has a dozen LDS instructions and more)
+};
 
 class TraceRecorder final : public emu::ExecObserver {
  public:
@@ -65,10 +88,13 @@ class TraceRecorder final : public emu::ExecObserver {
     uint8_t bytes = 4, addresses = 1;
     int64_t offset0 = 0, offset1 = 0;  // bytes added to the address VGPR
   };
+  std::pair<size_t, unsigned> wave_index(const emu::ExecContext& ctx, const emu::Wave& w) const;  // [group][wave]
   WaveTrace& wave_of(const emu::ExecContext& ctx, const emu::Wave& w);
   LaunchTrace trace_;
+  std::vector<std::vector<std::unique_ptr<LdsCostCache>>> lds_costs_;  // [group][wave], made at a wave's first LDS access
   const HwParams& hw_;
   std::vector<DsShape> ds_;  // per static instruction
+  std::vector<uint8_t> ends_;  // per static instruction: s_endpgm
   std::vector<uint32_t> slot_;  // sampled: linear workgroup id -> index into trace_.groups
   uint64_t scratch_slot_bytes_ = 0;
 };

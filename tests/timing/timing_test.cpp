@@ -3,7 +3,10 @@
 // Kernels are assembled from snippets (tests/emu/emu_test_util.h: s[2:3] = out buffer, v0 = lane).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <bit>
 #include <iostream>
+#include <random>
+#include <set>
 
 #include "codeobj/code_object.h"
 #include "emu/launch_spec.h"
@@ -245,6 +248,75 @@ TEST(LdsBanks, PhaseCyclesFollowTheMeasuredRules) {
   for (unsigned l = 0; l < 64; ++l) a[l] = 16 * l;
   EXPECT_EQ(lds_phase_cycles(a, none, ~0ull, 16, 1, 32, true), 8u);  // b128: 8 phases of 8 lanes
   EXPECT_EQ(lds_phase_cycles(a, none, ~0ull, 16, 1, 64, true), 4u);  // gfx950: 4 phases of 16
+}
+
+// The conflict-free shortcut of lds_phase_cycles against the rule written out plainly (contiguous lane groups:
+// every width but the b128 read, whose measured groups only reorder the lanes a phase takes): per phase, each
+// bank's distinct dwords, the busiest bank's count summed over phases.
+TEST(LdsBanks, PhaseCyclesEqualThePlainCountOnRandomAccesses) {
+  std::mt19937_64 rng(14);
+  const unsigned widths[] = {1, 2, 4, 8, 12, 16};
+  unsigned conflicted = 0, free_of_conflicts = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const unsigned banks = rng() % 2 ? 32 : 64, bytes = widths[rng() % 6], naddr = rng() % 3 == 0 ? 2 : 1;
+    const bool read = bytes != 16 && rng() % 2;
+    uint64_t exec = rng();
+    if (rng() % 4) exec = ~0ull;
+    uint32_t a0[64], a1[64];
+    const unsigned pattern = rng() % 4, stride = static_cast<unsigned>(4u << (rng() % 6));
+    for (unsigned l = 0; l < 64; ++l) {
+      const uint32_t lane_base = pattern == 0 ? l * std::max(4u, bytes)                // unit stride
+                                 : pattern == 1 ? l * stride                            // strided
+                                 : pattern == 2 ? static_cast<uint32_t>(rng() % 4096)   // scattered
+                                                : (l / 4) * 4u;                        // partly broadcast
+      a0[l] = lane_base, a1[l] = lane_base + 256;
+    }
+    const unsigned lane_bytes = std::max(4u, bytes) * naddr;
+    const unsigned per_phase = std::min(64u, std::bit_floor(std::max(1u, banks * 4 / lane_bytes)));
+    unsigned expect = 0;
+    for (unsigned p = 0; p < 64 / per_phase; ++p) {
+      std::vector<std::set<uint32_t>> dwords(banks);
+      for (unsigned l = p * per_phase; l < (p + 1) * per_phase; ++l)
+        for (unsigned k = 0; k < naddr && (exec >> l & 1); ++k)
+          for (uint32_t d = (k ? a1[l] : a0[l]) / 4; d <= ((k ? a1[l] : a0[l]) + bytes - 1) / 4; ++d) dwords[d % banks].insert(d);
+      size_t worst = 0;
+      for (const auto& b : dwords) worst = std::max(worst, b.size());
+      expect += static_cast<unsigned>(worst);
+    }
+    const unsigned got = lds_phase_cycles(a0, a1, exec, bytes, naddr, banks, read);
+    ASSERT_EQ(got, std::max(expect, 1u)) << "trial " << trial << " bytes " << bytes << " addresses " << naddr << " banks " << banks;
+    (expect == 64 / per_phase ? free_of_conflicts : conflicted) += 1;
+  }
+  EXPECT_GT(conflicted, 1000u);  // both paths taken
+  EXPECT_GT(free_of_conflicts, 1000u);
+}
+
+// The recorder's memory of LDS costs gives lds_phase_cycles' answer whatever it is asked: a few instructions whose
+// patterns recur, shifted by bank rows, by other amounts, and near the top of the 32-bit address space.
+TEST(LdsBanks, CostCacheAnswersAsTheCostFunction) {
+  std::mt19937_64 rng(1414);
+  LdsCostCache cache;
+  uint32_t pattern[4][64];
+  for (auto& p : pattern)
+    for (unsigned l = 0; l < 64; ++l) p[l] = static_cast<uint32_t>(rng() % 2048) & ~3u;
+  const unsigned widths[] = {4, 8, 16};
+  unsigned recurring = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const unsigned which = static_cast<unsigned>(rng() % 4), inst = which * 16;  // 0 and 32, 16 and 48 share a slot
+    const unsigned bytes = widths[which % 3], naddr = which == 3 ? 2 : 1, banks = trial % 2 ? 32 : 64;
+    const uint64_t exec = rng() % 8 ? ~0ull : rng();
+    const unsigned how = static_cast<unsigned>(rng() % 4);
+    const uint32_t shift = how == 0   ? 0
+                           : how == 1 ? static_cast<uint32_t>(rng() % 64) * 4 * banks    // whole bank rows
+                           : how == 2 ? static_cast<uint32_t>(rng() % 4096)               // anything
+                                      : 0xFFFFFFFFu - static_cast<uint32_t>(rng() % 4096); // wraps past 2^32
+    uint32_t a0[64], a1[64];
+    for (unsigned l = 0; l < 64; ++l) a0[l] = pattern[which][l] + shift, a1[l] = a0[l] + 512;
+    ASSERT_EQ(cache.cost(inst, a0, a1, exec, bytes, naddr, banks, true), lds_phase_cycles(a0, a1, exec, bytes, naddr, banks, true))
+        << "trial " << trial;
+    recurring += how <= 1;
+  }
+  EXPECT_GT(recurring, 5000u);
 }
 
 }  // namespace
