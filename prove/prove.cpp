@@ -762,6 +762,45 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
   if (options.launch && !options.context) opt.facts = launch_facts(parent, kernel, first, *options.launch);
   ProofResult r = prove_window(old_lines, new_lines, live_after ? &*live_after : nullptr, opt, use_liveness ? &live_at_labels : nullptr);
   r.first_line = first, r.last_line = end;
+  // The facts name registers as loaded or as at entry; a register the block derives from them
+  // before the window (s12 = s2 & 0xffff) is free in the window. Not PROVEN: prove again with the
+  // window started earlier in its block, over the same lines in both, back to the first memory
+  // access, barrier or unmodeled line (a load inside the window would read symbolic memory, not the
+  // fact), with the facts that hold there. Only a PROVEN replaces the first result.
+  if (options.launch && !options.context && r.verdict != Verdict::Proven) {
+    const program::BasicBlock* fb = block_of(first);
+    auto memory_or_barrier = [](const std::string& t) {
+      static const char* const kPrefixes[] = {"s_load", "s_buffer", "s_store", "s_dcache", "s_barrier", "global_", "flat_",
+                                              "buffer_", "ds_", "scratch_", "s_sendmsg"};
+      for (const char* p : kPrefixes)
+        if (t.rfind(p, 0) == 0) return true;
+      return false;
+    };
+    size_t start = first;
+    while (fb && start > fb->first) {
+      const program::Line& l = parent.text_line(start - 1);
+      if (l.kind == program::Line::Label) break;
+      if (l.is_instruction() && (!models_line(l.text) || memory_or_barrier(l.text))) break;
+      --start;
+    }
+    if (start < first) {
+      std::vector<std::string> prefix;
+      for (size_t i = start; i < first; ++i) window_line(i, prefix);
+      std::vector<std::string> old_ext = prefix, new_ext = prefix;
+      old_ext.insert(old_ext.end(), old_lines.begin(), old_lines.end());
+      new_ext.insert(new_ext.end(), new_lines.begin(), new_lines.end());
+      ProofOptions back = options;
+      back.facts = launch_facts(parent, kernel, start, *options.launch);
+      ProofResult e = prove_window(old_ext, new_ext, live_after ? &*live_after : nullptr, back, use_liveness ? &live_at_labels : nullptr);
+      if (e.verdict == Verdict::Proven) {
+        e.reason += fmt::format(" (window started {} line(s) earlier, at line {}, where the launch facts hold; at the edit: {})",
+                                first - start, start, verdict_name(r.verdict));
+        e.seconds += r.seconds;
+        e.first_line = start, e.last_line = end;
+        return e;
+      }
+    }
+  }
   return r;
 }
 

@@ -64,6 +64,27 @@ TEST(LaunchFacts, ABlockSizeTheSpecFixesSettlesAnScc) {
   EXPECT_EQ(wider.verdict, Verdict::Disproven) << wider.to_text();
 }
 
+// A register the block derives from a fact's register before the window: `s_cmp_gt_u32 s12, 1` as
+// `s_cmp_lg_u32 s12, 0` differs only at s12 = 1, and s12 = s2 & 0xffff is computed one line before
+// the edit, where no fact names it. DISPROVEN at the edit; prove_edit then starts the window earlier
+// in the block (back to the s_load before it), where s2[15:0] = 256 holds: PROVEN.
+TEST(LaunchFacts, AWindowStartedEarlierCarriesTheFactsToDerivedRegisters) {
+  ScanKernel k = scan_kernel();
+  const std::vector<Change> edit{{k.line + 1, 1, {"s_cmp_lg_u32 s12, 0"}}};
+  ProofOptions o;
+  o.mode_bits = emu::initial_mode_bits(k.p.kernel_descriptor(k.name));
+  EXPECT_EQ(prove_edit(k.p, k.name, edit, o).verdict, Verdict::Disproven);
+  const LaunchBounds bounds = launch_bounds(k.co, *k.co.kernel(k.name), emu::expand_runs(k.spec));
+  o.launch = &bounds;
+  ProofResult r = prove_edit(k.p, k.name, edit, o);
+  EXPECT_EQ(r.verdict, Verdict::Proven) << r.to_text();
+  EXPECT_LT(r.first_line, k.line) << r.to_text();
+  EXPECT_NE(r.reason.find("earlier"), std::string::npos) << r.reason;
+  // A compare that differs inside the facts stays DISPROVEN (s12 = 256 is not > 256).
+  ProofResult real = prove_edit(k.p, k.name, {{k.line + 1, 1, {"s_cmp_gt_u32 s12, 0x100"}}}, o);
+  EXPECT_EQ(real.verdict, Verdict::Disproven) << real.to_text();
+}
+
 // A fact holds only where the register still has that value: s2 is the workgroup id at entry and
 // the loaded group size after 0x1f20, so the window at 0x1f40 gets no workgroup-id fact for s2, and
 // the kernel's first line (before the load) gets no group-size fact.
