@@ -95,7 +95,8 @@ bool holds_value_of(const program::Function& f, const std::vector<size_t>& write
 void add_dword_facts(std::vector<RegisterFact>& out, unsigned sgpr, uint64_t offset, const LaunchBounds& b, const char* how) {
   auto it = b.kernarg_dwords.find(offset);
   if (it == b.kernarg_dwords.end()) return;
-  out.push_back({false, sgpr, 0, 32, it->second.min, it->second.max, fmt::format("{} kernarg 0x{:x} ({})", how, offset, it->second.name)});
+  out.push_back({false, sgpr, 0, 32, it->second.min, it->second.max, fmt::format("{} kernarg 0x{:x} ({})", how, offset, it->second.name),
+                 static_cast<int64_t>(offset)});
   for (unsigned half = 0; half < 2; ++half) {
     auto h = b.kernarg_halves.find(offset + 2 * half);
     if (h == b.kernarg_halves.end()) continue;

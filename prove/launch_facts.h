@@ -35,6 +35,7 @@ struct RegisterFact {
   unsigned lo_bit = 0, width = 32;
   uint32_t min = 0, max = 0xffffffffu;
   std::string why;  // "workgroup id x < 8", "kernarg 0x10 (n) in [0, 5000]"
+  int64_t kernarg_offset = -1;  // a kernarg dword's byte offset (a whole-dword fact), else -1
 };
 std::string fact_text(const RegisterFact& f);  // "s2 in [0, 7] (workgroup id x)"
 

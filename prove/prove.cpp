@@ -412,7 +412,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     m->max_memory_links = opt.max_memory_links;
     if (const LiveInState* ctx = opt.context) {
       for (unsigned i = 0; i < emu::kNumScalarRegs && i < ctx->s.size(); ++i)
-        if (i != emu::kNullSgpr) m->preset_sgpr(i, ctx->s[i]);
+        if (i != emu::kNullSgpr && !ctx->free_sgprs.count(i)) m->preset_sgpr(i, ctx->s[i]);
       m->preset_scc(ctx->scc);
       for (unsigned r = 0; r < ctx->v.size() && r < kAccumOffset; ++r) {
         m->preset_vgpr(r, ctx->v[r].data());
@@ -421,6 +421,10 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
       }
     }
   }
+  // The facts on live-in variables: all of them, or with a fixed context those on its free SGPRs.
+  std::vector<RegisterFact> used_facts;
+  for (const RegisterFact& f : opt.facts)
+    if (!opt.context || (!f.vector && opt.context->free_sgprs.count(f.reg))) used_facts.push_back(f);
   std::vector<Path> p0 = run_paths(w0, m0), p1 = run_paths(w1, m1);
   size_t most_barriers = 0;
   for (const auto* ps : {&p0, &p1})
@@ -445,7 +449,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
       p.set("timeout", opt.timeout_ms);
       s.set(p);
       s.add(differ);
-      if (!opt.context) s.add(facts_expr(c, opt.facts));
+      s.add(facts_expr(c, used_facts));
       if (const z3::check_result res = s.check(); res != z3::unsat) {
         r.verdict = Verdict::Unknown;
         r.reason = res == z3::sat ? "the windows pass different numbers of s_barrier (a barrier added or removed: not a window "
@@ -562,7 +566,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     p.set("timeout", std::min<unsigned>(opt.timeout_ms, static_cast<unsigned>(opt.budget_ms - spent_ms) + 1));
     s.set(p);
     s.add(d.e);
-    if (!opt.context && !opt.facts.empty()) s.add(facts_expr(c, opt.facts));
+    if (!used_facts.empty()) s.add(facts_expr(c, used_facts));
     z3::check_result res = s.check();
     if (res == z3::sat) {
       found.emplace(s.get_model());
@@ -667,8 +671,8 @@ ProofResult prove_window(const std::vector<std::string>& old_lines, const std::v
   }
   r.old_insts = std::count_if(old_lines.begin(), old_lines.end(), [](const std::string& l) { return !is_label(l); });
   r.new_insts = std::count_if(new_lines.begin(), new_lines.end(), [](const std::string& l) { return !is_label(l); });
-  if (!options.context)
-    for (const RegisterFact& f : options.facts) r.facts.push_back(fact_text(f));
+  for (const RegisterFact& f : options.facts)
+    if (!options.context || (!f.vector && options.context->free_sgprs.count(f.reg))) r.facts.push_back(fact_text(f));
   r.seconds = std::chrono::duration<double>(Clock::now() - t).count();
   return r;
 }
@@ -759,7 +763,7 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
     }
   }
   ProofOptions opt = options;
-  if (options.launch && !options.context) opt.facts = launch_facts(parent, kernel, first, *options.launch);
+  if (options.launch) opt.facts = launch_facts(parent, kernel, first, *options.launch);
   ProofResult r = prove_window(old_lines, new_lines, live_after ? &*live_after : nullptr, opt, use_liveness ? &live_at_labels : nullptr);
   r.first_line = first, r.last_line = end;
   // The facts name registers as loaded or as at entry; a register the block derives from them

@@ -37,6 +37,9 @@ struct LiveInState {
   bool scc = false;
   std::vector<std::array<uint32_t, 64>> v;  // VGPRs v0.. (lanes)
   std::set<std::pair<unsigned, unsigned>> free;  // (VGPR, lane)
+  // SGPRs left free too (scalar arguments loaded from the kernarg segment): the launch facts on
+  // them (ProofOptions::facts) bound them to the admitted values.
+  std::set<unsigned> free_sgprs;
 };
 
 inline constexpr uint64_t kMaxMemoryLinks = 16384;
@@ -56,7 +59,7 @@ struct ProofOptions {
   bool extend_to_block_end = false;
   // Constraint-aware proofs (prove/launch_facts.h): prove_edit derives the facts the admitted
   // launches fix at the window's start from `launch` and proves under them; prove_window takes
-  // `facts` as given. Not used with `context` (its registers are concrete already).
+  // `facts` as given. With `context`, only the facts on its free SGPRs are used (the rest are concrete).
   const LaunchBounds* launch = nullptr;
   std::vector<RegisterFact> facts;
 };
