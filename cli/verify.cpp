@@ -112,7 +112,7 @@ CandidateProof prove_candidate(const codeobj::CodeObject& k0, const codeobj::Cod
 
 nlohmann::json context_json(const CandidateProof& p) {
   nlohmann::json j = {{"verdict", prove::verdict_name(p.context->proof.verdict)}, {"reason", p.context->proof.reason},
-                      {"elements", p.context->elements}, {"note", p.context->note}};
+                      {"elements", p.context->elements}, {"scalars", p.context->scalars}, {"note", p.context->note}};
   if (p.context_run) j["run"] = {{"label", p.context->run->label}, {"verdict", verify::verdict_name(p.context_run->verdict)}, {"summary", p.context_run->summary}};
   return j;
 }

@@ -229,7 +229,7 @@ int main(int argc, char** argv) try {
               if (!loaded_k0) loaded_k0 = backend->load(co, k.name);
               prove::ContextProof cp = prove::prove_in_context(*backend, *loaded_k0, prog, k.name, changes, ref.runs().front(), po);
               entry["context_proof"] = {{"verdict", prove::verdict_name(cp.proof.verdict)}, {"reason", cp.proof.reason},
-                                        {"elements", cp.elements}, {"note", cp.note}};
+                                        {"elements", cp.elements}, {"scalars", cp.scalars}, {"note", cp.note}};
               if (cp.run) {
                 try {
                   verify::Reference cref(*backend, co, {*cp.run}, one_run);
@@ -238,8 +238,8 @@ int main(int argc, char** argv) try {
                   if (cr.verdict == verify::Verdict::Different || cr.verdict == verify::Verdict::Unsafe || cr.verdict == verify::Verdict::Fault) {
                     r = cr;
                     r.evidence.kind = "proof counterexample";
-                    r.evidence.detail = fmt::format("{} ({} element(s) from the {} window proof in K0's context)", cr.evidence.run_label,
-                                                    cp.elements, prove::verdict_name(cp.proof.verdict));
+                    r.evidence.detail = fmt::format("{} ({} element(s), {} scalar argument(s) from the {} window proof in K0's context)",
+                                                    cr.evidence.run_label, cp.elements, cp.scalars, prove::verdict_name(cp.proof.verdict));
                     entry["verdict"] = verify::verdict_name(r.verdict);
                     entry["summary"] = r.summary;
                     ++(rewrite ? rewrite_rows : rows)[op].proof_input_kills;
