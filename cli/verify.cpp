@@ -91,6 +91,12 @@ CandidateProof prove_candidate(const codeobj::CodeObject& k0, const codeobj::Cod
   prove::ProofOptions po;
   po.timeout_ms = timeout_ms;
   po.mode_bits = emu::initial_mode_bits(p0.kernel_descriptor(kernel));
+  // Constraint-aware: the reference's runs (boundary and perf launches included) are the admitted launches.
+  std::optional<prove::LaunchBounds> bounds;
+  if (ref && !ref->runs().empty() && k0.kernel(kernel)) {
+    bounds = prove::launch_bounds(k0, *k0.kernel(kernel), ref->runs());
+    po.launch = &*bounds;
+  }
   out.proof = prove::prove_edit(p0, kernel, changes, po);
   if (out.proof.verdict == prove::Verdict::Proven || !backend || !ref || ref->runs().empty()) return out;
   auto loaded = backend->load(k0, kernel);
@@ -106,7 +112,7 @@ CandidateProof prove_candidate(const codeobj::CodeObject& k0, const codeobj::Cod
 
 nlohmann::json context_json(const CandidateProof& p) {
   nlohmann::json j = {{"verdict", prove::verdict_name(p.context->proof.verdict)}, {"reason", p.context->proof.reason},
-                      {"elements", p.context->elements}, {"note", p.context->note}};
+                      {"elements", p.context->elements}, {"scalars", p.context->scalars}, {"note", p.context->note}};
   if (p.context_run) j["run"] = {{"label", p.context->run->label}, {"verdict", verify::verdict_name(p.context_run->verdict)}, {"summary", p.context_run->summary}};
   return j;
 }

@@ -9,6 +9,8 @@
 // element-derived lanes, runs the window on to the end of its basic block (so a range check after
 // the edit is part of it), and the solver's model is inverted through the affine functions into
 // element values: a concrete input set that the caller runs (the verdict rests on that run).
+// With ProofOptions::launch, an SGPR holding a by-value argument with `vary:` stays free too,
+// bounded by the launch facts, and the model's value becomes that argument's (inside its range).
 #pragma once
 #include <optional>
 #include <string>
@@ -24,6 +26,7 @@ struct ContextProof {
   ProofResult proof;                   // under K0's observed live-in state
   std::optional<emu::LaunchSpec> run;  // the input set the model maps back to
   size_t elements = 0;                 // elements it sets
+  size_t scalars = 0;                  // scalar arguments it sets (ProofOptions::launch given)
   std::string note;                    // why there is no input set
 };
 

@@ -39,12 +39,17 @@ nlohmann::json ProofResult::to_json() const {
                       {"old_instructions", old_insts}, {"new_instructions", new_insts},
                       {"window", {first_line, last_line}}, {"uninterpreted", uninterpreted}};
   if (verdict == Verdict::Disproven) j["counterexample"] = counterexample, j["confirmed_concretely"] = confirmed;
+  if (!facts.empty()) j["launch_facts"] = facts;
   return j;
 }
 std::string ProofResult::to_text() const {
   std::string s = fmt::format("{} ({} -> {} instructions, {:.3f} s): {}", verdict_name(verdict), old_insts, new_insts, seconds, reason);
   if (verdict == Verdict::Disproven)
     s += fmt::format("\n  live-in state{}: {}", confirmed ? " (re-run concretely: the results differ)" : "", counterexample);
+  if (!facts.empty()) {
+    s += fmt::format("\n  under {} launch fact(s) (every admitted launch):", facts.size());
+    for (const std::string& f : facts) s += "\n    " + f;
+  }
   return s;
 }
 
@@ -312,6 +317,47 @@ std::string concrete_difference(const emu::Wave& a, const emu::Wave& b, const Co
 // Used when the solver's state does not reproduce (uninterpreted functions) and when the solver
 // gives up (an f32 fma or a 64-lane multiply can take it past its timeout on a difference any
 // random state shows).
+uint32_t field(uint32_t x, const RegisterFact& f) {
+  return f.width >= 32 ? x : (x >> f.lo_bit) & ((1u << f.width) - 1);
+}
+uint32_t with_field(uint32_t x, const RegisterFact& f, uint32_t v) {
+  if (f.width >= 32) return v;
+  const uint32_t mask = ((1u << f.width) - 1) << f.lo_bit;
+  return (x & ~mask) | ((v << f.lo_bit) & mask);
+}
+bool holds(uint32_t x, const RegisterFact& f) { return field(x, f) >= f.min && field(x, f) <= f.max; }
+
+// A random live-in state moved inside the launch facts: each fact's field drawn from its range; a
+// register whose fields then break one of its other facts (a dword and its halves) takes the
+// dword's minimum, an admitted launch's own value.
+void obey_facts(emu::Wave& a, const std::vector<RegisterFact>& facts, std::mt19937_64& rng) {
+  auto draw = [&](const RegisterFact& f) { return f.min + static_cast<uint32_t>(rng() % (uint64_t{f.max} - f.min + 1)); };
+  for (const RegisterFact& f : facts) {
+    if (!f.vector) a.s[f.reg] = with_field(a.s[f.reg], f, draw(f));
+    else
+      for (unsigned l = 0; l < emu::kWaveSize; ++l) a.v[f.reg].lane[l] = with_field(a.v[f.reg].lane[l], f, draw(f));
+  }
+  for (const RegisterFact& f : facts)
+    if (!f.vector && f.width == 32)
+      for (const RegisterFact& g : facts)
+        if (!g.vector && g.reg == f.reg && !holds(a.s[f.reg], g)) a.s[f.reg] = f.min;
+}
+
+// The facts as assumptions on the live-in variables (the names Machine gives them).
+z3::expr facts_expr(z3::context& c, const std::vector<RegisterFact>& facts) {
+  z3::expr all = c.bool_val(true);
+  auto bounded = [&](const z3::expr& x, const RegisterFact& f) {
+    const z3::expr v = f.width >= 32 ? x : x.extract(f.lo_bit + f.width - 1, f.lo_bit);
+    return z3::uge(v, c.bv_val(f.min, f.width)) && z3::ule(v, c.bv_val(f.max, f.width));
+  };
+  for (const RegisterFact& f : facts) {
+    if (!f.vector) all = all && bounded(c.bv_const(fmt::format("s{}", f.reg).c_str(), 32), f);
+    else
+      for (unsigned l = 0; l < kLanes; ++l) all = all && bounded(c.bv_const(fmt::format("v{}.l{}", f.reg, l).c_str(), 32), f);
+  }
+  return all;
+}
+
 bool random_counterexample(const Window& w0, const Window& w1, const Compared& cmp, const ProofOptions& opt, ProofResult& r) {
   emu::Wave a, b;
   for (emu::Wave* w : {&a, &b}) {
@@ -327,6 +373,7 @@ bool random_counterexample(const Window& w0, const Window& w1, const Compared& c
     a.scc = rng() & 1;
     for (unsigned v = 0; v < kVregs; ++v)
       for (unsigned l = 0; l < emu::kWaveSize; ++l) a.v[v].lane[l] = static_cast<uint32_t>(rng());
+    obey_facts(a, opt.facts, rng);
     b.s = a.s, b.scc = a.scc;
     std::memcpy(b.v, a.v, sizeof(emu::VReg) * kVregs);
     const auto s_in = a.s;
@@ -365,7 +412,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     m->max_memory_links = opt.max_memory_links;
     if (const LiveInState* ctx = opt.context) {
       for (unsigned i = 0; i < emu::kNumScalarRegs && i < ctx->s.size(); ++i)
-        if (i != emu::kNullSgpr) m->preset_sgpr(i, ctx->s[i]);
+        if (i != emu::kNullSgpr && !ctx->free_sgprs.count(i)) m->preset_sgpr(i, ctx->s[i]);
       m->preset_scc(ctx->scc);
       for (unsigned r = 0; r < ctx->v.size() && r < kAccumOffset; ++r) {
         m->preset_vgpr(r, ctx->v[r].data());
@@ -374,6 +421,10 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
       }
     }
   }
+  // The facts on live-in variables: all of them, or with a fixed context those on its free SGPRs.
+  std::vector<RegisterFact> used_facts;
+  for (const RegisterFact& f : opt.facts)
+    if (!opt.context || (!f.vector && opt.context->free_sgprs.count(f.reg))) used_facts.push_back(f);
   std::vector<Path> p0 = run_paths(w0, m0), p1 = run_paths(w1, m1);
   size_t most_barriers = 0;
   for (const auto* ps : {&p0, &p1})
@@ -398,6 +449,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
       p.set("timeout", opt.timeout_ms);
       s.set(p);
       s.add(differ);
+      s.add(facts_expr(c, used_facts));
       if (const z3::check_result res = s.check(); res != z3::unsat) {
         r.verdict = Verdict::Unknown;
         r.reason = res == z3::sat ? "the windows pass different numbers of s_barrier (a barrier added or removed: not a window "
@@ -514,6 +566,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     p.set("timeout", std::min<unsigned>(opt.timeout_ms, static_cast<unsigned>(opt.budget_ms - spent_ms) + 1));
     s.set(p);
     s.add(d.e);
+    if (!used_facts.empty()) s.add(facts_expr(c, used_facts));
     z3::check_result res = s.check();
     if (res == z3::sat) {
       found.emplace(s.get_model());
@@ -618,6 +671,8 @@ ProofResult prove_window(const std::vector<std::string>& old_lines, const std::v
   }
   r.old_insts = std::count_if(old_lines.begin(), old_lines.end(), [](const std::string& l) { return !is_label(l); });
   r.new_insts = std::count_if(new_lines.begin(), new_lines.end(), [](const std::string& l) { return !is_label(l); });
+  for (const RegisterFact& f : options.facts)
+    if (!options.context || (!f.vector && options.context->free_sgprs.count(f.reg))) r.facts.push_back(fact_text(f));
   r.seconds = std::chrono::duration<double>(Clock::now() - t).count();
   return r;
 }
@@ -707,8 +762,49 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
       live_at_labels[parent.text_line(i).text] = j < f->end ? live[j - f->begin] : program::RegSet{};
     }
   }
-  ProofResult r = prove_window(old_lines, new_lines, live_after ? &*live_after : nullptr, options, use_liveness ? &live_at_labels : nullptr);
+  ProofOptions opt = options;
+  if (options.launch) opt.facts = launch_facts(parent, kernel, first, *options.launch);
+  ProofResult r = prove_window(old_lines, new_lines, live_after ? &*live_after : nullptr, opt, use_liveness ? &live_at_labels : nullptr);
   r.first_line = first, r.last_line = end;
+  // The facts name registers as loaded or as at entry; a register the block derives from them
+  // before the window (s12 = s2 & 0xffff) is free in the window. Not PROVEN: prove again with the
+  // window started earlier in its block, over the same lines in both, back to the first memory
+  // access, barrier or unmodeled line (a load inside the window would read symbolic memory, not the
+  // fact), with the facts that hold there. Only a PROVEN replaces the first result.
+  if (options.launch && !options.context && r.verdict != Verdict::Proven) {
+    const program::BasicBlock* fb = block_of(first);
+    auto memory_or_barrier = [](const std::string& t) {
+      static const char* const kPrefixes[] = {"s_load", "s_buffer", "s_store", "s_dcache", "s_barrier", "global_", "flat_",
+                                              "buffer_", "ds_", "scratch_", "s_sendmsg"};
+      for (const char* p : kPrefixes)
+        if (t.rfind(p, 0) == 0) return true;
+      return false;
+    };
+    size_t start = first;
+    while (fb && start > fb->first) {
+      const program::Line& l = parent.text_line(start - 1);
+      if (l.kind == program::Line::Label) break;
+      if (l.is_instruction() && (!models_line(l.text) || memory_or_barrier(l.text))) break;
+      --start;
+    }
+    if (start < first) {
+      std::vector<std::string> prefix;
+      for (size_t i = start; i < first; ++i) window_line(i, prefix);
+      std::vector<std::string> old_ext = prefix, new_ext = prefix;
+      old_ext.insert(old_ext.end(), old_lines.begin(), old_lines.end());
+      new_ext.insert(new_ext.end(), new_lines.begin(), new_lines.end());
+      ProofOptions back = options;
+      back.facts = launch_facts(parent, kernel, start, *options.launch);
+      ProofResult e = prove_window(old_ext, new_ext, live_after ? &*live_after : nullptr, back, use_liveness ? &live_at_labels : nullptr);
+      if (e.verdict == Verdict::Proven) {
+        e.reason += fmt::format(" (window started {} line(s) earlier, at line {}, where the launch facts hold; at the edit: {})",
+                                first - start, start, verdict_name(r.verdict));
+        e.seconds += r.seconds;
+        e.first_line = start, e.last_line = end;
+        return e;
+      }
+    }
+  }
   return r;
 }
 

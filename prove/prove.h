@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "program/program.h"
+#include "prove/launch_facts.h"
 
 namespace asmevo::prove {
 
@@ -36,6 +37,9 @@ struct LiveInState {
   bool scc = false;
   std::vector<std::array<uint32_t, 64>> v;  // VGPRs v0.. (lanes)
   std::set<std::pair<unsigned, unsigned>> free;  // (VGPR, lane)
+  // SGPRs left free too (scalar arguments loaded from the kernarg segment): the launch facts on
+  // them (ProofOptions::facts) bound them to the admitted values.
+  std::set<unsigned> free_sgprs;
 };
 
 inline constexpr uint64_t kMaxMemoryLinks = 16384;
@@ -53,6 +57,11 @@ struct ProofOptions {
   // the first instruction the prover does not model), so a difference that only shows in a later
   // compare of the same block (a range check) is found.
   bool extend_to_block_end = false;
+  // Constraint-aware proofs (prove/launch_facts.h): prove_edit derives the facts the admitted
+  // launches fix at the window's start from `launch` and proves under them; prove_window takes
+  // `facts` as given. With `context`, only the facts on its free SGPRs are used (the rest are concrete).
+  const LaunchBounds* launch = nullptr;
+  std::vector<RegisterFact> facts;
 };
 
 // One live-in register value of a model (a counterexample's state).
@@ -72,6 +81,7 @@ struct ProofResult {
   size_t old_insts = 0, new_insts = 0;
   size_t paths = 0;            // paths through both windows' branches (2 for straight-line windows)
   size_t first_line = 0, last_line = 0;  // the window in the parent's .text lines (prove_edit)
+  std::vector<std::string> facts;        // the launch facts the proof assumed (fact_text), if any
   double seconds = 0;
   nlohmann::json to_json() const;
   std::string to_text() const;

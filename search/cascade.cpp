@@ -113,6 +113,20 @@ program::Program step_input(const program::Program& edited) {
   return program::Program::recover(codeobj::CodeObject::parse(rebuild::rebuild(edited.listing(), "step"), "step"));
 }
 
+const prove::LaunchBounds* Cascade::launch_bounds_for(const program::Program& parent) {
+  const codeobj::Kernel* k = k0_->kernel(kernel_);
+  if (!k) return nullptr;
+  const codeobj::KernelDescriptor& kd = parent.kernel_descriptor(kernel_);
+  if (kd.user_sgpr_count() != k->kd.user_sgpr_count() || kd.kernarg_preload_length() != k->kd.kernarg_preload_length())
+    return nullptr;  // another entry layout (kernarg preload): K0's facts name other registers
+  if (!launch_bounds_) {
+    std::vector<emu::LaunchSpec> admitted = full_->runs();
+    admitted.insert(admitted.end(), perf_runs_.begin(), perf_runs_.end());
+    launch_bounds_ = prove::launch_bounds(*k0_, *k, admitted);
+  }
+  return &*launch_bounds_;
+}
+
 Cascade::Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const std::vector<emu::LaunchSpec>& specs,
                  const CascadeOptions& options)
     : k0_(std::make_shared<codeobj::CodeObject>(k0)), kernel_(kernel), specs_(specs), options_(options) {
@@ -355,6 +369,7 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
       prove::ProofOptions po;
       po.timeout_ms = options_.proof_timeout_ms;
       po.mode_bits = emu::initial_mode_bits(parent.program->kernel_descriptor(kernel_));
+      po.launch = launch_bounds_for(*parent.program);
       prove::ProofResult pr = prove_edit_window(*parent.program, kernel_, edit, po, /*use_liveness=*/true);
       std::string detail = std::string(prove::verdict_name(pr.verdict)) + ": " + pr.reason;
       if (pr.verdict == prove::Verdict::Disproven) detail += "; live-in state: " + pr.counterexample;
@@ -457,6 +472,7 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
     prove::ProofOptions po;
     po.timeout_ms = options_.proof_timeout_ms;
     po.mode_bits = emu::initial_mode_bits(parent.program->kernel_descriptor(kernel_));
+    po.launch = launch_bounds_for(*parent.program);
     prove::ProofResult pr = prove_edit_window(*parent.program, kernel_, edit, po, /*use_liveness=*/true);
     std::string detail = std::string(prove::verdict_name(pr.verdict)) + ": " + pr.reason;
     if (pr.verdict == prove::Verdict::Disproven) {

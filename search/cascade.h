@@ -23,6 +23,7 @@
 #include "codeobj/code_object.h"
 #include "emu/launch_spec.h"
 #include "program/program.h"
+#include "prove/launch_facts.h"
 #include "search/edit.h"
 #include "search/store.h"
 #include "timing/backend.h"
@@ -153,6 +154,10 @@ class Cascade {
   std::unique_ptr<verify::Backend> backend_;
   std::unique_ptr<verify::Backend> aim_backend_;  // the emulator that makes aimed inputs for a HIP runtime
   std::unique_ptr<verify::Reference> quick_, full_;
+  // The launch facts of the admitted launches (the full reference's runs and the perf launches),
+  // made on the first proof; a parent whose entry layout differs from K0's gets none.
+  std::optional<prove::LaunchBounds> launch_bounds_;
+  const prove::LaunchBounds* launch_bounds_for(const program::Program& parent);
   std::vector<timing::HwParams> robust_rows_;
   // The perf launches' input chunks, generated when K0 is timed and copied for every candidate (the
   // inputs are the same bytes each time).

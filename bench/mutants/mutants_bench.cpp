@@ -170,6 +170,7 @@ int main(int argc, char** argv) try {
     prove::ProofOptions po;
     po.timeout_ms = 2000;
     po.mode_bits = emu::initial_mode_bits(prog.kernel_descriptor(k.name));
+    std::optional<prove::LaunchBounds> bounds;  // the admitted launches' facts, made on the first proof
     size_t kernel_mutants = 0, kernel_killed = 0;
     auto run_set = [&](const std::vector<mutants::Mutant>& all, const std::vector<std::string>& ops, size_t cap, bool rewrite) {
       for (const auto& op : ops) {
@@ -204,23 +205,31 @@ int main(int argc, char** argv) try {
           // equivalent; otherwise a proof in K0's observed context may give a counterexample that
           // maps back to input elements, and that input set is run (the kill rests on that run).
           std::string proof_verdict;
+          size_t proof_facts = 0;  // launch facts the window proof assumed
           if (r.verdict == verify::Verdict::Equivalent && executed && args.prove) {
             std::vector<prove::Change> changes;
             for (const auto& e : m.edits)
               changes.push_back({e.line, e.insert ? size_t{0} : size_t{1}, e.text.empty() ? std::vector<std::string>{} : std::vector<std::string>{e.text}});
+            if (!bounds) {
+              std::vector<emu::LaunchSpec> admitted = ref.runs();
+              for (emu::LaunchSpec& p : emu::perf_runs(spec)) admitted.push_back(std::move(p));
+              bounds = prove::launch_bounds(co, *co.kernel(k.name), admitted);
+              po.launch = &*bounds;
+            }
             prove::ProofResult pr = prove::prove_edit(prog, k.name, changes, po, /*use_liveness=*/true);
             proof_seconds.push_back(pr.seconds);
             if (std::getenv("ASMEVO_MUTANTS_TRACE"))
               std::cerr << fmt::format("  {} 0x{:x} proof {} {:.2f} s\n", op, m.address, prove::verdict_name(pr.verdict), pr.seconds);
             const auto tc = std::chrono::steady_clock::now();
             proof_verdict = prove::verdict_name(pr.verdict);
-            entry["proof"] = {{"verdict", proof_verdict}, {"reason", pr.reason}, {"counterexample", pr.counterexample}};
+            entry["proof"] = {{"verdict", proof_verdict}, {"reason", pr.reason}, {"counterexample", pr.counterexample}, {"launch_facts", pr.facts}};
+            proof_facts = pr.facts.size();
             if (pr.verdict == prove::Verdict::Disproven) ++(rewrite ? rewrite_rows : rows)[op].disproven;
             if (pr.verdict != prove::Verdict::Proven) {
               if (!loaded_k0) loaded_k0 = backend->load(co, k.name);
               prove::ContextProof cp = prove::prove_in_context(*backend, *loaded_k0, prog, k.name, changes, ref.runs().front(), po);
               entry["context_proof"] = {{"verdict", prove::verdict_name(cp.proof.verdict)}, {"reason", cp.proof.reason},
-                                        {"elements", cp.elements}, {"note", cp.note}};
+                                        {"elements", cp.elements}, {"scalars", cp.scalars}, {"note", cp.note}};
               if (cp.run) {
                 try {
                   verify::Reference cref(*backend, co, {*cp.run}, one_run);
@@ -229,8 +238,8 @@ int main(int argc, char** argv) try {
                   if (cr.verdict == verify::Verdict::Different || cr.verdict == verify::Verdict::Unsafe || cr.verdict == verify::Verdict::Fault) {
                     r = cr;
                     r.evidence.kind = "proof counterexample";
-                    r.evidence.detail = fmt::format("{} ({} element(s) from the {} window proof in K0's context)", cr.evidence.run_label,
-                                                    cp.elements, prove::verdict_name(cp.proof.verdict));
+                    r.evidence.detail = fmt::format("{} ({} element(s), {} scalar argument(s) from the {} window proof in K0's context)",
+                                                    cr.evidence.run_label, cp.elements, cp.scalars, prove::verdict_name(cp.proof.verdict));
                     entry["verdict"] = verify::verdict_name(r.verdict);
                     entry["summary"] = r.summary;
                     ++(rewrite ? rewrite_rows : rows)[op].proof_input_kills;
@@ -265,7 +274,10 @@ int main(int argc, char** argv) try {
           if (r.verdict == verify::Verdict::Equivalent && !executed) ++row.survived_unexecuted;
           if (r.verdict == verify::Verdict::Equivalent && executed) {
             std::string why = mutants::known_equivalent(prog, k.name, m);
-            if (why.empty() && proof_verdict == "PROVEN") why = "PROVEN (window prover, liveness)", ++row.proven;
+            if (why.empty() && proof_verdict == "PROVEN")
+              why = proof_facts ? fmt::format("PROVEN (window prover, liveness, {} launch fact(s) of the admitted launches)", proof_facts)
+                                : std::string("PROVEN (window prover, liveness)"),
+              ++row.proven;
             entry["known_equivalent"] = why;
             if (!why.empty()) ++row.survived_equivalent;
             if (why.empty()) {
