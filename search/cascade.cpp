@@ -127,6 +127,14 @@ const prove::LaunchBounds* Cascade::launch_bounds_for(const program::Program& pa
   return &*launch_bounds_;
 }
 
+prove::ProofResult Cascade::prove_window(const program::Program& parent, const Edit& edit, bool use_liveness) {
+  prove::ProofOptions po;
+  po.timeout_ms = options_.proof_timeout_ms;
+  po.mode_bits = emu::initial_mode_bits(parent.kernel_descriptor(kernel_));
+  po.launch = launch_bounds_for(parent);
+  return prove_edit_window(parent, kernel_, edit, po, use_liveness);
+}
+
 Cascade::Cascade(const codeobj::CodeObject& k0, const std::string& kernel, const std::vector<emu::LaunchSpec>& specs,
                  const CascadeOptions& options)
     : k0_(std::make_shared<codeobj::CodeObject>(k0)), kernel_(kernel), specs_(specs), options_(options) {
@@ -366,15 +374,11 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
       static_s = since(t);
       if (options_.proof == CascadeOptions::Proof::Off || late_proof) return {};
       auto tp = Clock::now();
-      prove::ProofOptions po;
-      po.timeout_ms = options_.proof_timeout_ms;
-      po.mode_bits = emu::initial_mode_bits(parent.program->kernel_descriptor(kernel_));
-      po.launch = launch_bounds_for(*parent.program);
-      prove::ProofResult pr = prove_edit_window(*parent.program, kernel_, edit, po, /*use_liveness=*/true);
+      prove::ProofResult pr = prove_window(*parent.program, edit);
       std::string detail = std::string(prove::verdict_name(pr.verdict)) + ": " + pr.reason;
       if (pr.verdict == prove::Verdict::Disproven) detail += "; live-in state: " + pr.counterexample;
       if (options_.proof == CascadeOptions::Proof::Measure) {
-        prove::ProofResult wl = prove_edit_window(*parent.program, kernel_, edit, po, /*use_liveness=*/false);
+        prove::ProofResult wl = prove_window(*parent.program, edit, /*use_liveness=*/false);
         // Its time is said apart: the proof time per candidate is the gate's (liveness) proof alone.
         detail += fmt::format("; window-level: {} in {:.3f} s", prove::verdict_name(wl.verdict), wl.seconds);
       }
@@ -469,11 +473,7 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
 
   if (options_.proof == CascadeOptions::Proof::Gate && options_.prove_winners_only) {
     t = Clock::now();
-    prove::ProofOptions po;
-    po.timeout_ms = options_.proof_timeout_ms;
-    po.mode_bits = emu::initial_mode_bits(parent.program->kernel_descriptor(kernel_));
-    po.launch = launch_bounds_for(*parent.program);
-    prove::ProofResult pr = prove_edit_window(*parent.program, kernel_, edit, po, /*use_liveness=*/true);
+    prove::ProofResult pr = prove_window(*parent.program, edit);
     std::string detail = std::string(prove::verdict_name(pr.verdict)) + ": " + pr.reason;
     if (pr.verdict == prove::Verdict::Disproven) {
       detail += "; live-in state: " + pr.counterexample;

@@ -29,6 +29,10 @@
 #include "timing/backend.h"
 #include "verify/verify.h"
 
+namespace asmevo::prove {
+struct ProofResult;  // prove/prove.h
+}
+
 namespace asmevo::search {
 
 struct CascadeOptions {
@@ -158,6 +162,9 @@ class Cascade {
   // made on the first proof; a parent whose entry layout differs from K0's gets none.
   std::optional<prove::LaunchBounds> launch_bounds_;
   const prove::LaunchBounds* launch_bounds_for(const program::Program& parent);
+  // The window proof of `edit` on `parent` as the proof stages make it: the cascade's timeout, the
+  // parent's float mode, the admitted launches' facts where the parent has K0's entry layout.
+  prove::ProofResult prove_window(const program::Program& parent, const Edit& edit, bool use_liveness = true);
   std::vector<timing::HwParams> robust_rows_;
   // The perf launches' input chunks, generated when K0 is timed and copied for every candidate (the
   // inputs are the same bytes each time).

@@ -89,7 +89,6 @@ std::vector<DeviceSlice::ReadShare> measure_read_shares(const HwParams& hw, cons
         if (is_load[e.inst])
           for (uint32_t s = e.sector_first; s < e.sector_first + e.sector_count; ++s) f(w.sectors[s] >> line_shift);
   };
-  // Workgroup 0's lines -> how many probed peers on its XCD, and on the others, load them.
   // Workgroup 0's lines -> the estimated left-out readers on its XCD and elsewhere, and the simulated ones.
   struct Readers {
     double left_xcd = 0, left_elsewhere = 0;
