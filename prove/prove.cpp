@@ -771,7 +771,10 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
   // window started earlier in its block, over the same lines in both, back to the first memory
   // access, barrier or unmodeled line (a load inside the window would read symbolic memory, not the
   // fact), with the facts that hold there. Only a PROVEN replaces the first result.
-  if (options.launch && !options.context && r.verdict != Verdict::Proven) {
+  // The retry spends what the first attempt left of the proof's budget: one edit's proof stays
+  // within budget_ms (a window whose memory queries time out would otherwise take twice as long).
+  const double left_ms = options.budget_ms - 1000 * r.seconds;
+  if (options.launch && !options.context && r.verdict != Verdict::Proven && left_ms >= 1) {
     const program::BasicBlock* fb = block_of(first);
     auto memory_or_barrier = [](const std::string& t) {
       static const char* const kPrefixes[] = {"s_load", "s_buffer", "s_store", "s_dcache", "s_barrier", "global_", "flat_",
@@ -794,6 +797,7 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
       old_ext.insert(old_ext.end(), old_lines.begin(), old_lines.end());
       new_ext.insert(new_ext.end(), new_lines.begin(), new_lines.end());
       ProofOptions back = options;
+      back.budget_ms = static_cast<unsigned>(left_ms);
       back.facts = launch_facts(parent, kernel, start, *options.launch);
       ProofResult e = prove_window(old_ext, new_ext, live_after ? &*live_after : nullptr, back, use_liveness ? &live_at_labels : nullptr);
       if (e.verdict == Verdict::Proven) {

@@ -46,7 +46,7 @@ inline constexpr uint64_t kMaxMemoryLinks = 16384;
 
 struct ProofOptions {
   unsigned timeout_ms = 2000;  // per solver query
-  unsigned budget_ms = 10000;  // all queries of one proof together (then UNKNOWN)
+  unsigned budget_ms = 10000;  // all queries of one proof together, prove_edit's earlier-start retry included (then UNKNOWN)
   // Load-byte x store-byte links a window's memory chains may hold (Machine::reserve_load): past
   // it the proof is UNKNOWN before the terms are built, since building and freeing them is not
   // under the solver's timeout.
