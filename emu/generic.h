@@ -15,8 +15,8 @@
 //
 // Floats (D::f32, D::f64) use the C++ arithmetic operators and compares (IEEE, round to nearest
 // even; the prover's domain is Z3's floating-point theory) and the primitives below, each an IEEE
-// operation both domains have: is_nan, fused_mul_add, min_num/max_num (std::fmin/fmax: a NaN
-// operand gives the other one), round_trunc/round_floor/round_ceil/round_even, cvt_sat<I>
+// operation both domains have: is_nan, fused_mul_add, min_num/max_num (a NaN operand gives the
+// other one; -0 < +0, as the ISA orders zeros), round_trunc/round_floor/round_ceil/round_even, cvt_sat<I>
 // (float to integer, toward zero, saturating, NaN to 0). Denormal flushing and source/output
 // modifiers are the framework's (emu/alu.h), not a unit's.
 #pragma once
@@ -77,8 +77,24 @@ template <class T> constexpr T sign_bit_mods(T bits, bool abs, bool neg) {
 
 template <std::floating_point T> constexpr bool is_nan(T x) { return x != x; }
 template <std::floating_point T> inline T fused_mul_add(T a, T b, T c) { return std::fma(a, b, c); }
-template <std::floating_point T> inline T min_num(T a, T b) { return std::fmin(a, b); }
-template <std::floating_point T> inline T max_num(T a, T b) { return std::fmax(a, b); }
+// v_min/v_max/v_min3/v_max3/v_med3 (f16/f32/f64): a quiet NaN operand gives the other operand (C's
+// fmin/fmax), and two zeros are ordered -0 < +0, whichever operand comes first: max(-0, +0) = +0,
+// min(+0, -0) = -0. std::fmax leaves the zero pair to the implementation (libstdc++ returns an
+// operand by position). Source: AMD "RDNA3.5 ISA" reference guide, 16.12 VOP3 instructions,
+// V_MIN_F32 / V_MAX_F32 pseudocode (LT_NEG_ZERO / GT_NEG_ZERO: "Version of comparison where -0.0 <
+// +0.0, differs from IEEE"), the same in IEEE mode and out of it; the RDNA2 guide's V_MAX_F32 text
+// ("else if (S0.f == +0.0 && S1.f == -0.0) D.f = S0.f; else if (S0.f == -0.0 && S1.f == +0.0) D.f =
+// S1.f"); LLVM PR 201896 (AMDGPU fmed3 constant folding): "Hardware v_med3_f32 sorts with -0 < +0
+// uniformly across all generations". The CDNA3 (MI300) guide's own text was not in the searchable
+// corpus (docs/emulator.md "Min and max of zeros").
+template <std::floating_point T> inline T min_num(T a, T b) {
+  if (a == 0 && b == 0) return std::signbit(a) ? a : b;
+  return std::fmin(a, b);
+}
+template <std::floating_point T> inline T max_num(T a, T b) {
+  if (a == 0 && b == 0) return std::signbit(a) ? b : a;
+  return std::fmax(a, b);
+}
 template <std::floating_point T> inline T round_trunc(T a) { return std::trunc(a); }
 template <std::floating_point T> inline T round_floor(T a) { return std::floor(a); }
 template <std::floating_point T> inline T round_ceil(T a) { return std::ceil(a); }

@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
-#include <regex>
 #include <set>
 
 #include "emu/dispatch.h"
+#include "program/reaching.h"
 #include "support/error.h"
 
 namespace asmevo::prove {
@@ -31,65 +30,22 @@ void widen(LaunchBounds::Range& r, uint32_t v, const std::string& name) {
   if (r.name.empty()) r.name = name;
 }
 
-// `s_load_dword[xN] sD, s[P:P+1], OFFSET`: destination, pointer pair, byte offset.
+// `s_load_dword[xN] sD, s[P:P+1], OFFSET` with an immediate offset, from the decoded operands
+// (LLVM's SMEM order: sdst, sbase, offset, cpol). An edited line (no decoded instruction) or an
+// SGPR offset gives none: a fact missed, never a wrong one.
 struct ScalarLoad {
   unsigned dest = 0, dwords = 0, pointer = 0;
   uint64_t offset = 0;
 };
-std::optional<ScalarLoad> scalar_load(const std::string& text) {
-  static const std::regex re(R"(^s_load_dword(?:x(\d+))?\s+s(?:\[(\d+):\d+\]|(\d+)),\s*s\[(\d+):\d+\],\s*(0x[0-9a-fA-F]+|\d+)\s*$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) return std::nullopt;
-  ScalarLoad l;
-  l.dwords = m[1].matched ? static_cast<unsigned>(std::stoul(m[1].str())) : 1;
-  l.dest = static_cast<unsigned>(std::stoul(m[2].matched ? m[2].str() : m[3].str()));
-  l.pointer = static_cast<unsigned>(std::stoul(m[4].str()));
-  l.offset = std::stoull(m[5].str(), nullptr, 0);
-  return l;
-}
-
-constexpr size_t kNoLine = SIZE_MAX;
-
-int block_of(const program::Function& f, size_t line) {
-  for (size_t b = 0; b < f.blocks.size(); ++b)
-    if (line >= f.blocks[b].first && line <= f.blocks[b].last) return static_cast<int>(b);
-  return -1;
-}
-
-// Whether some path of f runs from line `start` of block `sb` (inclusive; past the block's last
-// line: its successors) to line `to` without passing line `avoid` (kNoLine: none). A block entered
-// again starts at its first line, so a path round a loop is followed.
-bool reaches(const program::Function& f, size_t sb, size_t start, size_t to, size_t avoid) {
-  std::vector<bool> entered(f.blocks.size(), false);
-  std::deque<std::pair<size_t, size_t>> todo{{sb, start}};
-  while (!todo.empty()) {
-    auto [b, line] = todo.front();
-    todo.pop_front();
-    bool blocked = false;
-    for (; line <= f.blocks[b].last; ++line) {
-      if (line == to) return true;
-      if (line == avoid) {
-        blocked = true;
-        break;
-      }
-    }
-    if (blocked) continue;
-    for (size_t s : f.blocks[b].succs)
-      if (!entered[s]) entered[s] = true, todo.push_back({s, f.blocks[s].first});
-  }
-  return false;
-}
-
-// Whether register unit `unit` still holds, at line `at`, the value line `def` gave it (kNoLine:
-// its entry value): `def` dominates `at`, and no other writer reaches `at` without passing `def`.
-bool holds_value_of(const program::Function& f, const std::vector<size_t>& writers, size_t def, size_t at) {
-  if (f.blocks.empty() || block_of(f, at) < 0) return false;
-  if (def != kNoLine && reaches(f, 0, f.blocks[0].first, at, def)) return false;  // a path skips def
-  for (size_t w : writers) {
-    const int wb = block_of(f, w);
-    if (w != def && (wb < 0 || reaches(f, static_cast<size_t>(wb), w + 1, at, def))) return false;
-  }
-  return true;
+std::optional<ScalarLoad> scalar_load(const program::Line& l) {
+  if (!l.inst || !l.inst->mnemonic.starts_with("s_load_dword")) return std::nullopt;
+  const std::vector<program::Operand>& o = l.inst->operands;
+  if (o.size() < 3 || o[0].kind != program::Operand::Reg || o[0].reg.file != program::RegFile::SGPR || !o[0].is_def ||
+      o[1].kind != program::Operand::Reg || o[1].reg.file != program::RegFile::SGPR || o[1].reg.count != 2 || o[2].kind != program::Operand::Imm)
+    return std::nullopt;
+  for (size_t k = 3; k < o.size(); ++k)
+    if (o[k].kind == program::Operand::Reg) return std::nullopt;  // an SGPR offset besides the immediate
+  return ScalarLoad{o[0].reg.first, o[0].reg.count, o[1].reg.first, static_cast<uint64_t>(o[2].imm)};
 }
 
 void add_dword_facts(std::vector<RegisterFact>& out, unsigned sgpr, uint64_t offset, const LaunchBounds& b, const char* how) {
@@ -163,29 +119,18 @@ std::vector<RegisterFact> launch_facts(const program::Program& parent, const std
   std::vector<RegisterFact> out;
   const program::Function* f = parent.function(kernel);
   if (!f || b.launches == 0 || !f->callees.empty()) return out;  // a callee may write anything
-  // Which lines write each SGPR, and v0.
-  std::map<unsigned, std::vector<size_t>> writers;
-  std::vector<size_t> v0_writers;
-  for (size_t i = f->begin; i < f->end; ++i) {
-    const program::Line& l = parent.text_line(i);
-    if (!l.is_instruction()) continue;
-    const program::LineRegisters regs = parent.registers_of(l);
-    for (const program::RegRange& d : regs.defs) {
-      if (d.file == program::RegFile::SGPR)
-        for (unsigned s = d.first; s < d.first + d.count; ++s) writers[s].push_back(i);
-      if (d.contains(program::RegFile::VGPR, 0)) v0_writers.push_back(i);
-    }
-  }
-  // An entry SGPR still holding its entry value at line `at`.
-  auto entry_value_at = [&](int s, size_t at) {
-    return s >= 0 && holds_value_of(*f, writers[static_cast<unsigned>(s)], kNoLine, at);
+  // A register still holding, at line `at`, the value line `def` gave it (kEntryValue: its entry
+  // value): `def` is the only definition reaching `at`.
+  auto holds = [&](program::RegFile file, unsigned reg, size_t def, size_t at) {
+    return program::only_definition(parent, *f, at, program::RegRange{file, reg, 1}, def);
   };
+  auto entry_value_at = [&](int s, size_t at) { return s >= 0 && holds(program::RegFile::SGPR, static_cast<unsigned>(s), program::kEntryValue, at); };
   static const char* const kDim = "xyz";
   for (unsigned d = 0; d < 3; ++d)
     if (entry_value_at(b.workgroup_id_sgpr[d], window_first) && b.max_grid[d] > 0)
       out.push_back({false, static_cast<unsigned>(b.workgroup_id_sgpr[d]), 0, 32, 0, b.max_grid[d] - 1,
                      fmt::format("workgroup id {}: grid {} at most {}", kDim[d], kDim[d], b.max_grid[d])});
-  if (b.whole_waves && holds_value_of(*f, v0_writers, kNoLine, window_first)) {
+  if (b.whole_waves && holds(program::RegFile::VGPR, 0, program::kEntryValue, window_first)) {
     if (b.packed_ids) {
       const unsigned dims = 1 + std::min(2u, b.workitem_id_vgprs);
       for (unsigned d = 0; d < 3; ++d) {
@@ -205,7 +150,7 @@ std::vector<RegisterFact> launch_facts(const program::Program& parent, const std
     for (size_t i = f->begin; i < f->end; ++i) {
       const program::Line& l = parent.text_line(i);
       if (!l.is_instruction()) continue;
-      const std::optional<ScalarLoad> ld = scalar_load(l.text);
+      const std::optional<ScalarLoad> ld = scalar_load(l);
       // The pointer the load reads must be the entry's kernarg pointer, and each loaded SGPR must
       // still hold what this load gave it when the window starts.
       if (!ld || ld->pointer != static_cast<unsigned>(b.kernarg_ptr_sgpr) || !entry_value_at(b.kernarg_ptr_sgpr, i) ||
@@ -213,7 +158,7 @@ std::vector<RegisterFact> launch_facts(const program::Program& parent, const std
         continue;
       for (unsigned k = 0; k < ld->dwords; ++k) {
         const unsigned s = ld->dest + k;
-        if (holds_value_of(*f, writers[s], i, window_first)) add_dword_facts(out, s, ld->offset + 4ull * k, b, "loaded");
+        if (holds(program::RegFile::SGPR, s, i, window_first)) add_dword_facts(out, s, ld->offset + 4ull * k, b, "loaded");
       }
     }
   }

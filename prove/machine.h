@@ -96,6 +96,7 @@ class Machine {
   bool used_uninterpreted = false;  // a unit was modeled as an uninterpreted function (or NaN bits were)
   bool flush_f32 = false;           // MODE's FP_DENORM for f32 is 0: f32 denormal inputs and results flush to ±0
   unsigned round_mode = 0;          // MODE's FP_ROUND (only 0, round to nearest even, is modeled: as the emulator)
+  uint32_t mode_bits = 0xf0;        // the whole MODE (the emulator's units read it when they evaluate constants)
   bool touched_memory = false;      // a load or store ran
 
  private:

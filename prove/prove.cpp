@@ -343,6 +343,14 @@ void obey_facts(emu::Wave& a, const std::vector<RegisterFact>& facts, std::mt199
         if (!g.vector && g.reg == f.reg && !holds(a.s[f.reg], g)) a.s[f.reg] = f.min;
 }
 
+// The SGPRs whose whole dword a fact pins to one value (min == max), with the value.
+std::vector<std::pair<unsigned, uint32_t>> pinned_sgprs(const std::vector<RegisterFact>& facts) {
+  std::vector<std::pair<unsigned, uint32_t>> out;
+  for (const RegisterFact& f : facts)
+    if (!f.vector && f.lo_bit == 0 && f.width >= 32 && f.min == f.max && f.reg != emu::kNullSgpr) out.emplace_back(f.reg, f.min);
+  return out;
+}
+
 // The facts as assumptions on the live-in variables (the names Machine gives them).
 z3::expr facts_expr(z3::context& c, const std::vector<RegisterFact>& facts) {
   z3::expr all = c.bool_val(true);
@@ -408,7 +416,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
   Machine m0(c), m1(c);
   for (Machine* m : {&m0, &m1}) {
     m->havoc_global = havoc_global;
-    m->flush_f32 = ((opt.mode_bits >> 4) & 3) == 0, m->round_mode = opt.mode_bits & 0xf;
+    m->flush_f32 = ((opt.mode_bits >> 4) & 3) == 0, m->round_mode = opt.mode_bits & 0xf, m->mode_bits = opt.mode_bits;
     m->max_memory_links = opt.max_memory_links;
     if (const LiveInState* ctx = opt.context) {
       for (unsigned i = 0; i < emu::kNumScalarRegs && i < ctx->s.size(); ++i)
@@ -425,6 +433,11 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
   std::vector<RegisterFact> used_facts;
   for (const RegisterFact& f : opt.facts)
     if (!opt.context || (!f.vector && opt.context->free_sgprs.count(f.reg))) used_facts.push_back(f);
+  // An SGPR every admitted launch gives one value is that constant, not a constrained variable, so
+  // that the units reading it evaluate (an uninterpreted unit on constants is the emulator's value).
+  const std::vector<std::pair<unsigned, uint32_t>> pinned = pinned_sgprs(used_facts);
+  for (Machine* m : {&m0, &m1})
+    for (auto [reg, v] : pinned) m->preset_sgpr(reg, v);
   std::vector<Path> p0 = run_paths(w0, m0), p1 = run_paths(w1, m1);
   size_t most_barriers = 0;
   for (const auto* ps : {&p0, &p1})
@@ -602,6 +615,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
       a.scc = ctx->scc;
       for (unsigned v = 0; v < ctx->v.size() && v < kAccumOffset; ++v) std::memcpy(a.v[v].lane, ctx->v[v].data(), sizeof(uint32_t) * kLanes);
     }
+    for (auto [reg, v] : pinned) a.s[reg] = v;  // presets, not in the model
     r.counterexample = model_text(model, &a, &r.live_in);
     emu::Wave b;
     b.allocate_vregs(kVregs);
@@ -839,6 +853,7 @@ std::string disagreement(const std::string& line, uint64_t seed, unsigned trials
     // Every other trial with MODE's f32 denormal flush (FP_DENORM 0), the others keeping denormals.
     a.mode.bits = t % 2 ? 0x0u : 0xf0u;
     a.flush_f32 = m.flush_f32 = a.mode.denorm32() == 0;
+    m.mode_bits = a.mode.bits;
     // Random live-in values, biased towards the edges (0, all-ones, sign bits) where semantics differ.
     // Float edges too: ±0, ±1, ±Inf, quiet and signaling NaNs, denormals, 2^31 (the conversions' saturation).
     static constexpr uint32_t kFloatEdges[] = {0x3f800000u, 0xbf800000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u,
@@ -884,12 +899,12 @@ std::string disagreement(const std::string& line, uint64_t seed, unsigned trials
       out = x.get_numeral_uint64();
       return true;
     };
-    // A term left open by an uninterpreted choice (NaN bits, the ±0 tie of fmin/fmax) agrees when
+    // A term left open by an uninterpreted choice (NaN bits, fmin/fmax of two NaNs) agrees when
     // it admits the emulator's value.
     std::optional<z3::solver> solver;
     auto admits = [&](const z3::expr& e, uint32_t v) {
       const std::string text = e.to_string();
-      if (text.find("nan.") == std::string::npos && text.find("tie.") == std::string::npos && text.find("snan.") == std::string::npos) return false;
+      if (text.find("nan.") == std::string::npos) return false;  // nan.*, snan.*
       if (!solver) solver.emplace(c);
       solver->push();
       solver->add(e == c.bv_val(v, 32));

@@ -243,9 +243,9 @@ template <std::floating_point T> Sym<T> sel(const Sym<bool>& c, const Sym<T>& a,
 template <std::floating_point T> Sym<T> fused_mul_add(const Sym<T>& a, const Sym<T>& b, const Sym<T>& c) {
   return Sym<T>(z3::expr(z3ctx(), Z3_mk_fpa_fma(z3ctx(), rne(), a.e, b.e, c.e)), nan_bits<T>("fma", a, b, c));
 }
-// std::fmin/fmax: ordered operands give the smaller/larger; a quiet NaN operand gives the other one
-// (C's fmin). What the C library leaves to the implementation is an uninterpreted choice: which of
-// -0/+0 an equal pair gives, and the result when both are NaN or one is signaling.
+// emu::min_num/max_num: ordered operands give the smaller/larger, -0 < +0 (the ISA's order of zeros,
+// emu/generic.h); a quiet NaN operand gives the other one (C's fmin). What the emulator leaves to
+// the C library is an uninterpreted choice: the result when both are NaN or one is signaling.
 template <std::floating_point T> Sym<T> min_max_num(const Sym<T>& a, const Sym<T>& b, bool is_min) {
   z3::context& c = z3ctx();
   const char* name = is_min ? "fmin" : "fmax";
@@ -254,7 +254,10 @@ template <std::floating_point T> Sym<T> min_max_num(const Sym<T>& a, const Sym<T
   auto signaling = [&](const Sym<T>& x, const z3::expr& bits) { return x.e.mk_is_nan() && (bits & quiet) == c.bv_val(0, sizeof(T) * 8); };
   z3::sort_vector sorts(c);
   sorts.push_back(ba.get_sort()), sorts.push_back(bb.get_sort());
-  const z3::expr pick_a = c.function(fmt::format("tie.{}{}", name, sizeof(T) * 8).c_str(), sorts, c.bool_sort())(ba, bb);
+  // Equal and unordered by < / >: the same bits, or -0 against +0: max takes +0, min -0.
+  const unsigned top = sizeof(T) * 8 - 1;
+  const z3::expr a_negative = ba.extract(top, top) == c.bv_val(1, 1);
+  const z3::expr pick_a = is_min ? a_negative : !a_negative;
   // Both NaN or a signaling one: any bits (a C library may return a signaling operand as it is).
   const Sym<T> other = from_ieee_bits<T>(c.function(fmt::format("nan.{}{}", name, sizeof(T) * 8).c_str(), sorts, c.bv_sort(sizeof(T) * 8))(ba, bb));
   const z3::expr first = is_min ? z3::expr(c, Z3_mk_fpa_lt(c, a.e, b.e)) : z3::expr(c, Z3_mk_fpa_gt(c, a.e, b.e));

@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 
 #include "emu/alu.h"
+#include "emu/context.h"
+#include "emu/wave.h"
 #include "emu/registry.h"
 #include "emu/semantics/buffer_addr.h"
 #include "emu/semantics/float_units.h"
@@ -18,6 +21,7 @@
 #include "program/instruction.h"
 #include "prove/machine.h"
 #include "prove/terms.h"
+#include "support/error.h"
 
 namespace asmevo::prove {
 
@@ -382,13 +386,86 @@ unsigned ty_width(emu::Ty t) {
   }
 }
 
+// The value of a term that simplifies to a constant.
+std::optional<uint64_t> numeral(const z3::expr& e) {
+  const z3::expr x = e.simplify();
+  if (!x.is_numeral()) return std::nullopt;
+  return x.get_numeral_uint64();
+}
+// A condition under which a term is a constant, with the constant: the term itself, or one arm of
+// an if-then-else (a lane's value written under EXEC is `ite(exec bit, K, old value)`).
+std::optional<std::pair<z3::expr, uint64_t>> constant_when(const z3::expr& e) {
+  const z3::expr x = e.simplify();
+  if (x.is_numeral()) return std::make_pair(x.ctx().bool_val(true), x.get_numeral_uint64());
+  if (x.is_app() && x.decl().decl_kind() == Z3_OP_ITE) {
+    if (x.arg(1).is_numeral()) return std::make_pair(x.arg(0), x.arg(1).get_numeral_uint64());
+    if (x.arg(2).is_numeral()) return std::make_pair(!x.arg(0), x.arg(2).get_numeral_uint64());
+  }
+  return std::nullopt;
+}
+bool touches_exec(const Operand& o) {
+  return o.kind == Operand::SGPR && o.index <= emu::kExecHi && o.index + std::max<unsigned>(o.count, emu::ty_dwords(o.ty)) > emu::kExecLo;
+}
+void put_register(emu::Wave& w, const Operand& o, unsigned width, int lane, uint64_t bits) {
+  if (o.kind == Operand::VGPR) {
+    w.v[o.index].lane[lane] = static_cast<uint32_t>(bits);
+    if (width > 32) w.v[o.index + 1].lane[lane] = static_cast<uint32_t>(bits >> 32);
+  } else if (o.kind == Operand::SGPR && o.index != emu::kNullSgpr) {
+    w.s[o.index] = static_cast<uint32_t>(bits);
+    if (o.count >= 2 || emu::ty_dwords(o.ty) == 2) w.s[o.index + 1] = static_cast<uint32_t>(bits >> 32);
+  }
+}
+
+// An uninterpreted unit whose operands are all constants (in every lane that `lanes` marks; every
+// lane of a scalar one) is that constant: the emulator's own unit computes it, on a wave holding
+// those operands (VALU: every lane executing, the lanes not marked hold zeros and are not read
+// back). One definition: the term is what the emulator would have written. nullopt when the unit
+// stops (an unsupported mode or operand: the terms stay uninterpreted).
+std::optional<emu::Wave> evaluate_on_numerals(Machine& m, const ExecInst& in, const std::vector<std::vector<uint64_t>>& lane_args, uint64_t lanes,
+                                              bool scalar_scc, uint64_t scalar_exec) {
+  std::optional<emu::Wave> w(std::in_place);
+  unsigned vregs = 1;
+  for (unsigned i = 0; i < in.ndst; ++i)
+    if (in.dst[i].kind == Operand::VGPR) vregs = std::max(vregs, in.dst[i].index + 2u);
+  for (unsigned i = 0; i < in.nsrc; ++i)
+    if (in.src[i].kind == Operand::VGPR) vregs = std::max(vregs, in.src[i].index + 2u);
+  w->allocate_vregs(vregs);
+  w->mode.bits = m.mode_bits;
+  w->flush_f32 = w->mode.denorm32() == 0;
+  const bool vector = in.entry->cat == emu::Category::Vector;
+  const bool mask_result = in.entry->ndst >= 1 && in.entry->dst[0] == emu::Ty::Mask;
+  for (unsigned l = 0; l < (vector ? kLanes : 1u); ++l) {
+    if (!(lanes >> l & 1)) continue;
+    const std::vector<uint64_t>& a = lane_args[l];
+    for (unsigned i = 0; i < in.nsrc; ++i) {
+      const emu::Ty t = vector ? in.entry->src[i] : in.src[i].ty;
+      if (vector && t == emu::Ty::Mask) {
+        if (in.src[i].kind == Operand::SGPR && a[i]) w->set_sreg64(in.src[i].index, w->sreg64(in.src[i].index) | uint64_t{1} << l);
+        continue;
+      }
+      put_register(*w, in.src[i], ty_width(t), vector ? static_cast<int>(l) : 0, a[i]);
+    }
+    if (vector && !mask_result && in.dst[0].kind == Operand::VGPR) put_register(*w, in.dst[0], ty_width(in.entry->dst[0]), static_cast<int>(l), a[in.nsrc]);
+  }
+  if (vector) w->set_exec(~uint64_t{0});
+  else w->scc = scalar_scc, w->set_exec(scalar_exec);
+  emu::ExecContext ctx;
+  ctx.kernel = "prover constant";
+  try {
+    in.fn(ctx, *w, in);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return w;
+}
+
 // A framework ALU unit without a generic definition: each result is an uninterpreted function of
 // the raw operand bits (per lane for VALU, with the old destination value, which 16-bit results
-// partly keep), named by the mnemonic stem and modifiers.
+// partly keep), named by the mnemonic stem and modifiers; a constant where every operand is one
+// (evaluate_on_numerals).
 void uninterpreted(Machine& m, const ExecInst& in) {
   if (in.mods.dpp.present || in.mods.sdwa.present) throw Unsupported{"DPP/SDWA form of " + in.raw->mnemonic + " (reads other lanes)"};
   z3::context& c = m.ctx();
-  m.used_uninterpreted = true;
   const std::string base = fmt::format("uf.{}.{}", in.entry->stem, modifier_key(in));
   const bool vector = in.entry->cat == emu::Category::Vector;
   if (!vector) {
@@ -397,6 +474,22 @@ void uninterpreted(Machine& m, const ExecInst& in) {
     for (unsigned i = 0; i < in.nsrc; ++i) args.push_back(bits_of(m, in.src[i], ty_width(in.src[i].ty), -1));
     args.push_back(z3::ite(m.scc(), c.bv_val(1, 1), c.bv_val(0, 1)));
     args.push_back(m.exec64());
+    std::vector<std::vector<uint64_t>> values(1);
+    for (unsigned i = 0; i < args.size() && values[0].size() == i; ++i)
+      if (auto v = numeral(args[i])) values[0].push_back(*v);
+    if (values[0].size() == args.size()) {
+      if (auto w = evaluate_on_numerals(m, in, values, 1, values[0][in.nsrc] != 0, values[0][in.nsrc + 1])) {
+        if (in.ndst) {
+          const unsigned wd = ty_width(in.dst[0].ty);
+          const uint64_t d = wd == 64 ? w->sreg64(in.dst[0].index) : w->s[in.dst[0].index];
+          write_scalar(m, in.dst[0], c.bv_val(d, wd), wd == 64 ? 2 : 1);
+        }
+        m.set_scc(c.bool_val(w->scc));
+        m.set_sgpr64(emu::kExecLo, c.bv_val(w->exec(), 64));
+        return;
+      }
+    }
+    m.used_uninterpreted = true;
     for (unsigned i = 0; i < args.size(); ++i) sorts.push_back(args[i].get_sort());
     z3::expr new_scc = c.function((base + ".scc").c_str(), sorts, c.bool_sort())(args);
     z3::expr new_exec = c.function((base + ".exec").c_str(), sorts, c.bv_sort(64))(args);
@@ -412,20 +505,60 @@ void uninterpreted(Machine& m, const ExecInst& in) {
   std::vector<std::pair<unsigned, z3::expr>> d0;
   std::vector<z3::expr> mask_bits;
   const bool mask_result = in.entry->ndst >= 1 && in.entry->dst[0] == emu::Ty::Mask;
+  std::vector<z3::expr_vector> lane_args;
+  std::vector<std::vector<uint64_t>> values(kLanes);
+  std::vector<z3::expr> when(kLanes, c.bool_val(true));  // the lane's operands are `values` under it
+  uint64_t constant_lanes = 0;
+  bool evaluable = !touches_exec(in.dst[0]) && (in.entry->ndst < 2 || !touches_exec(in.dst[1])) &&
+                   (mask_result ? in.dst[0].kind == Operand::SGPR : in.dst[0].kind == Operand::VGPR);
+  for (unsigned i = 0; i < in.nsrc; ++i) evaluable &= !touches_exec(in.src[i]);
   for (unsigned l = 0; l < kLanes; ++l) {
     z3::expr_vector args(c);
-    z3::sort_vector sorts(c);
     for (unsigned i = 0; i < in.nsrc; ++i) {
       if (in.entry->src[i] == emu::Ty::Mask) args.push_back(z3::ite(mask_bit(m, in.src[i], l), c.bv_val(1, 1), c.bv_val(0, 1)));
       else args.push_back(bits_of(m, in.src[i], ty_width(in.entry->src[i]), static_cast<int>(l)));
     }
     if (!mask_result && in.dst[0].kind == Operand::VGPR) args.push_back(bits_of(m, in.dst[0], ty_width(in.entry->dst[0]), static_cast<int>(l)));
+    for (unsigned i = 0; evaluable && i < args.size() && values[l].size() == i; ++i)
+      if (auto v = constant_when(args[i])) values[l].push_back(v->second), when[l] = when[l] && v->first;
+    if (evaluable && values[l].size() == args.size()) constant_lanes |= uint64_t{1} << l;
+    when[l] = when[l].simplify();
+    lane_args.push_back(args);
+  }
+  std::optional<emu::Wave> w;
+  if (constant_lanes) w = evaluate_on_numerals(m, in, values, constant_lanes, false, 0);
+  for (unsigned l = 0; l < kLanes; ++l) {
+    const z3::expr_vector& args = lane_args[l];
+    const bool known = w && (constant_lanes >> l & 1);
+    if (known && when[l].is_true()) {  // the emulator's value
+      if (mask_result) {
+        mask_bits.push_back(c.bool_val(w->sreg64(in.dst[0].index) >> l & 1));
+        continue;
+      }
+      const unsigned wd = ty_width(in.entry->dst[0]);
+      uint64_t d = w->v[in.dst[0].index].lane[l];
+      if (wd == 64) d |= static_cast<uint64_t>(w->v[in.dst[0].index + 1].lane[l]) << 32;
+      d0.emplace_back(l, c.bv_val(d, wd));
+      if (in.entry->ndst == 2) mask_bits.push_back(c.bool_val(w->sreg64(in.dst[1].index) >> l & 1));
+      continue;
+    }
+    // The function of the operands, or where they are the constants `when` says, the emulator's value.
+    m.used_uninterpreted = true;
+    z3::sort_vector sorts(c);
     for (unsigned i = 0; i < args.size(); ++i) sorts.push_back(args[i].get_sort());
+    auto known_or = [&](const z3::expr& k, const z3::expr& f) { return known ? z3::ite(when[l], k, f) : f; };
     if (mask_result) {
-      mask_bits.push_back(c.function((base + ".m").c_str(), sorts, c.bool_sort())(args));
+      mask_bits.push_back(known_or(c.bool_val(w && (w->sreg64(in.dst[0].index) >> l & 1)), c.function((base + ".m").c_str(), sorts, c.bool_sort())(args)));
     } else {
-      d0.emplace_back(l, c.function((base + ".d").c_str(), sorts, c.bv_sort(ty_width(in.entry->dst[0])))(args));
-      if (in.entry->ndst == 2) mask_bits.push_back(c.function((base + ".carry").c_str(), sorts, c.bool_sort())(args));
+      const unsigned wd = ty_width(in.entry->dst[0]);
+      uint64_t d = 0;
+      if (known) {
+        d = w->v[in.dst[0].index].lane[l];
+        if (wd == 64) d |= static_cast<uint64_t>(w->v[in.dst[0].index + 1].lane[l]) << 32;
+      }
+      d0.emplace_back(l, known_or(c.bv_val(d, wd), c.function((base + ".d").c_str(), sorts, c.bv_sort(wd))(args)));
+      if (in.entry->ndst == 2)
+        mask_bits.push_back(known_or(c.bool_val(w && (w->sreg64(in.dst[1].index) >> l & 1)), c.function((base + ".carry").c_str(), sorts, c.bool_sort())(args)));
     }
   }
   if (mask_result) {

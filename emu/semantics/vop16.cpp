@@ -136,8 +136,8 @@ void register_vop16(Registry& r) {
   valu<[](f16 a, f16 b) { return H(F(a) - F(b)); }>(r, "v_sub_f16");
   valu<[](f16 a, f16 b) { return H(F(b) - F(a)); }>(r, "v_subrev_f16");
   valu<[](f16 a, f16 b) { return H(F(a) * F(b)); }>(r, "v_mul_f16");
-  valu<[](f16 a, f16 b) { return H(std::fmax(F(a), F(b))); }>(r, "v_max_f16");
-  valu<[](f16 a, f16 b) { return H(std::fmin(F(a), F(b))); }>(r, "v_min_f16");
+  valu<[](f16 a, f16 b) { return H(max_num(F(a), F(b))); }>(r, "v_max_f16");
+  valu<[](f16 a, f16 b) { return H(min_num(F(a), F(b))); }>(r, "v_min_f16");
   valu<[](f16 a) { return H(std::trunc(F(a))); }>(r, "v_trunc_f16");
   valu<[](f16 a) { return H(std::ceil(F(a))); }>(r, "v_ceil_f16");
   valu<[](f16 a) { return H(std::floor(F(a))); }>(r, "v_floor_f16");
@@ -153,11 +153,11 @@ void register_vop16(Registry& r) {
   valu<[](f16 a, f16 k, f16 b) { f16 p = H(F(a) * F(k)); return H(F(p) + F(b)); }>(r, "v_madmk_f16", V, kKeepHigh16);  // D, S0, K, S1
   valu<[](f16 a, f16 b, f16 c) {
     float x = F(a), y = F(b), z = F(c);
-    if (std::isnan(x) || std::isnan(y) || std::isnan(z)) return H(std::fmin(std::fmin(x, y), z));
-    return H(std::fmax(std::fmin(x, y), std::fmin(std::fmax(x, y), z)));
+    if (std::isnan(x) || std::isnan(y) || std::isnan(z)) return H(min_num(min_num(x, y), z));
+    return H(max_num(min_num(x, y), min_num(max_num(x, y), z)));
   }>(r, "v_med3_f16", V, kKeepHigh16);
-  valu<[](f16 a, f16 b, f16 c) { return H(std::fmin(std::fmin(F(a), F(b)), F(c))); }>(r, "v_min3_f16", V, kKeepHigh16);
-  valu<[](f16 a, f16 b, f16 c) { return H(std::fmax(std::fmax(F(a), F(b)), F(c))); }>(r, "v_max3_f16", V, kKeepHigh16);
+  valu<[](f16 a, f16 b, f16 c) { return H(min_num(min_num(F(a), F(b)), F(c))); }>(r, "v_min3_f16", V, kKeepHigh16);
+  valu<[](f16 a, f16 b, f16 c) { return H(max_num(max_num(F(a), F(b)), F(c))); }>(r, "v_max3_f16", V, kKeepHigh16);
 
   // Conversions.
   valu<[](float a) { return H(a); }>(r, "v_cvt_f16_f32");

@@ -96,9 +96,9 @@ template <Kind K, unsigned NSrc, auto Op> void pk16(Registry& r, const char* ste
   else custom(r, stem, exec_pk16<K, NSrc, Op>, Category::Vector, {Ty::B32}, {t, t, t});
 }
 
-// IEEE-style minNum/maxNum: a NaN operand yields the other operand.
-inline float fmin_ieee(float a, float b) { return std::fmin(a, b); }
-inline float fmax_ieee(float a, float b) { return std::fmax(a, b); }
+// IEEE-style minNum/maxNum: a NaN operand yields the other operand, -0 < +0 (emu/generic.h).
+inline float fmin_ieee(float a, float b) { return min_num(a, b); }
+inline float fmax_ieee(float a, float b) { return max_num(a, b); }
 
 // --- packed f32 units (64-bit register pairs) ---------------------------------------------------
 template <unsigned NSrc, auto Op> void exec_pk32(ExecContext& ctx, Wave& w, const ExecInst& in) {

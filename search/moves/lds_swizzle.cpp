@@ -48,6 +48,7 @@
 #include <set>
 #include <sstream>
 
+#include "program/reaching.h"
 #include "search/moves/lds_swizzle.h"
 #include "search/moves/moves.h"
 #include "search/moves/probe.h"
@@ -61,7 +62,7 @@ using program::RegFile;
 using program::RegRange;
 
 constexpr uint64_t kU32Max = 0xffffffffull;
-constexpr size_t kEntry = static_cast<size_t>(-1);  // "the value on kernel entry"
+constexpr size_t kEntry = program::kEntryValue;  // "the value on kernel entry"
 
 // The DS accesses the move rewrites: bytes per address, addresses per lane, and the byte unit of the
 // offset fields (read2/write2: offset0/offset1 count elements, st64 64 of them). bytes 0: touches no
@@ -158,9 +159,6 @@ class Analysis {
   // `work_item_ids`: the known bits of v0 on entry (the packed work-item ids).
   Analysis(const program::Program& p, const program::Function& f, Bits work_item_ids) : p_(p), f_(f), work_item_ids_(work_item_ids) {
     const RegRange exec{RegFile::EXEC, 0, 2};
-    block_of_.assign(f.end, 0);
-    for (size_t b = 0; b < f.blocks.size(); ++b)
-      for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i) block_of_[i] = b;
     // Lines no EXEC write can precede: a definition there writes every lane the kernel runs.
     std::vector<bool> narrowed_in(f.blocks.size(), false);
     exec_prefix_.assign(f.end, false);
@@ -189,25 +187,7 @@ class Analysis {
   // The definitions of `reg` the value at `line` may come from (kEntry: the kernel's entry value).
   // With `through_partial`, a definition that may run under a narrowed EXEC does not hide older ones.
   std::set<size_t> reaching(size_t line, const RegRange& reg, bool through_partial) const {
-    std::set<size_t> out;
-    std::set<size_t> visited;  // blocks scanned from their end
-    std::vector<std::pair<size_t, size_t>> todo;  // (block, scan from this line down to the block's first)
-    const size_t b0 = block_of_[line];
-    if (line > f_.blocks[b0].first) todo.push_back({b0, line - 1});
-    else push_preds(b0, todo, visited, out);
-    while (!todo.empty()) {
-      auto [b, from] = todo.back();
-      todo.pop_back();
-      bool stopped = false;
-      for (size_t i = from + 1; i-- > f_.blocks[b].first;) {
-        const program::Line& l = p_.text_line(i);
-        if (l.kind != program::Line::Instr || !l.inst || !l.inst->writes(reg)) continue;
-        out.insert(i);
-        if (!through_partial || exec_prefix_[i]) { stopped = true; break; }
-      }
-      if (!stopped) push_preds(b, todo, visited, out);
-    }
-    return out;
+    return program::reaching_definitions(p_, f_, line, reg, [&](size_t i) { return !through_partial || exec_prefix_[i]; });
   }
 
   // Known bits of `reg` (one VGPR or SGPR) as read by `line`.
@@ -254,12 +234,6 @@ class Analysis {
   }
 
  private:
-  void push_preds(size_t b, std::vector<std::pair<size_t, size_t>>& todo, std::set<size_t>& visited, std::set<size_t>& out) const {
-    if (b == 0) out.insert(kEntry);
-    for (size_t pb : f_.blocks[b].preds)
-      if (visited.insert(pb).second) todo.push_back({pb, f_.blocks[pb].last});
-  }
-
   Bits entry(const RegRange& reg) const {
     if (reg.file == RegFile::VGPR && reg.first == 0) return work_item_ids_;
     return {};
@@ -341,7 +315,6 @@ class Analysis {
 
   const program::Program& p_;
   const program::Function& f_;
-  std::vector<size_t> block_of_;
   std::vector<bool> exec_prefix_;
   Bits work_item_ids_;
 };

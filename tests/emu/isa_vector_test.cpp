@@ -100,6 +100,43 @@ TEST_P(VArchs, FloatArithmeticModifiersAndConversions) {
   }
 }
 
+// Two zeros are ordered -0 < +0 by v_max/v_min/v_med3, whichever operand comes first (AMD RDNA3.5
+// ISA guide 16.12, V_MAX_F32/V_MIN_F32 pseudocode GT_NEG_ZERO/LT_NEG_ZERO; the RDNA2 guide's
+// V_MAX_F32 text; LLVM PR 201896: "v_med3_f32 sorts with -0 < +0 uniformly across all generations").
+// std::fmax/fmin leave the pair to the C library, which returns an operand by position.
+TEST_P(VArchs, MinMaxOrderZerosMinusBeforePlus) {
+  auto r = run_snippet(GetParam(), R"(
+  v_mov_b32 v1, 0x80000000                 // -0
+  v_mov_b32 v2, 0                          // +0
+  v_max_f32_e32 v10, v1, v2
+  v_max_f32_e32 v11, v2, v1
+  v_min_f32_e32 v12, v1, v2
+  v_min_f32_e32 v13, v2, v1
+  v_max3_f32 v14, v1, v1, v2
+  v_min3_f32 v15, v2, v2, v1
+  v_med3_f32 v16, v1, v2, v2               // sorted -0, +0, +0: the middle is +0
+  v_med3_f32 v17, v2, v1, v1               // sorted -0, -0, +0: -0
+  v_mov_b32 v3, 0x8000                     // f16 -0
+  v_mov_b32 v4, 0
+  v_max_f16_e32 v18, v3, v4
+  v_min_f16_e32 v19, v4, v3
+)",
+                       10);
+  for (unsigned l = 0; l < 64; ++l) {
+    const unsigned R = 10;
+    EXPECT_EQ(r.at(l, 0, R), 0u) << l;
+    EXPECT_EQ(r.at(l, 1, R), 0u) << l;
+    EXPECT_EQ(r.at(l, 2, R), 0x80000000u) << l;
+    EXPECT_EQ(r.at(l, 3, R), 0x80000000u) << l;
+    EXPECT_EQ(r.at(l, 4, R), 0u) << l;
+    EXPECT_EQ(r.at(l, 5, R), 0x80000000u) << l;
+    EXPECT_EQ(r.at(l, 6, R), 0u) << l;
+    EXPECT_EQ(r.at(l, 7, R), 0x80000000u) << l;
+    EXPECT_EQ(r.at(l, 8, R) & 0xffffu, 0u) << l;
+    EXPECT_EQ(r.at(l, 9, R) & 0xffffu, 0x8000u) << l;
+  }
+}
+
 TEST(EmuVector, ExecMaskingLeavesInactiveLanes) {
   auto r = run_snippet("gfx942", R"(
   v_mov_b32 v10, 3

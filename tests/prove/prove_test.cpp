@@ -1,7 +1,10 @@
 // Window proofs: real rewrites are PROVEN, mutants DISPROVEN with a concrete counterexample, and
 // what the prover cannot decide (control flow, unsupported instructions, differences only through
 // uninterpreted functions) is UNKNOWN.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <bit>
 
 #include "prove/prove.h"
 #include "prove_test_util.h"
@@ -117,6 +120,22 @@ TEST(Prove, UninterpretedFunctionsProveEqualUsesAndNeverDisproveAlone) {
   if (m.verdict == Verdict::Disproven) EXPECT_TRUE(m.confirmed) << m.to_text();
 }
 
+TEST(Prove, UninterpretedUnitsOnConstantsAreTheEmulatorsValue) {
+  // An integer division's reciprocal estimate of a divisor the window fixes (a launch constant, a
+  // literal): every operand of v_rcp_iflag_f32 is a constant in each lane EXEC runs, so the term is
+  // the emulator's own value there and the window is PROVEN equal to the constant.
+  const float rcp = 1.0f / 7.0f;  // v_rcp_iflag_f32 of 7.0 (emu/semantics/trans.cpp: 1 / x; 7.0 is normal)
+  const uint32_t q = static_cast<uint32_t>(rcp * std::bit_cast<float>(0x4f7ffffeu));
+  auto r = prove({"s_mov_b32 s0, 7", "v_cvt_f32_u32_e32 v1, s0", "v_rcp_iflag_f32_e32 v1, v1", "v_mul_f32_e32 v1, 0x4f7ffffe, v1",
+                  "v_cvt_u32_f32_e32 v1, v1"},
+                 {"s_mov_b32 s0, 7", fmt::format("v_mov_b32_e32 v1, 0x{:x}", q)});
+  EXPECT_EQ(r.verdict, Verdict::Proven) << r.to_text();
+  // One constant off: DISPROVEN, confirmed by the emulator.
+  auto off = prove({"s_mov_b32 s0, 7", "v_cvt_f32_u32_e32 v1, s0", "v_rcp_iflag_f32_e32 v1, v1"},
+                   {"s_mov_b32 s0, 7", fmt::format("v_mov_b32_e32 v1, 0x{:x}", std::bit_cast<uint32_t>(rcp) + 1)});
+  EXPECT_EQ(off.verdict, Verdict::Disproven) << off.to_text();
+}
+
 program::RegSet live_vcc() {
   program::RegSet live;
   live.bits.set(program::RegSet::kVcc), live.bits.set(program::RegSet::kVcc + 1);
@@ -142,6 +161,18 @@ TEST(Prove, FloatsAreIeeeTerms) {
   auto cvt = prove({"v_cvt_f32_i32_e32 v1, v2", "v_cvt_i32_f32_e32 v1, v1"}, {"v_mov_b32_e32 v1, v2"});
   EXPECT_EQ(cvt.verdict, Verdict::Disproven) << cvt.to_text();
   EXPECT_TRUE(cvt.confirmed);
+}
+
+TEST(Prove, MinMaxOfZerosFollowTheIsa) {
+  // The prover shares the emulator's order of zeros (-0 < +0, emu/generic.h min_num/max_num): the
+  // pair is no longer an uninterpreted choice, so these are PROVEN (max(+0, -0) is +0 in either
+  // operand order; the minimum of the pair is -0).
+  EXPECT_EQ(prove({"v_mov_b32 v2, 0x80000000", "v_max_f32_e32 v1, 0, v2"}, {"v_mov_b32 v2, 0x80000000", "v_mov_b32 v1, 0"}).verdict,
+            Verdict::Proven);
+  EXPECT_EQ(prove({"v_mov_b32 v2, 0x80000000", "v_max_f32_e64 v1, v2, 0"}, {"v_mov_b32 v2, 0x80000000", "v_mov_b32 v1, 0"}).verdict,
+            Verdict::Proven);
+  EXPECT_EQ(prove({"v_mov_b32 v2, 0x80000000", "v_min_f32_e32 v1, 0, v2"}, {"v_mov_b32 v2, 0x80000000", "v_mov_b32 v1, v2"}).verdict,
+            Verdict::Proven);
 }
 
 TEST(Prove, RangeCheckMulToAddIsDisprovenNearItsThreshold) {
