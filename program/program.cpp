@@ -164,7 +164,8 @@ const Line& Program::text_line(size_t i) const { return text().lines.at(i); }
 size_t Program::line_of_address(uint64_t address) const {
   const auto& lines = text().lines;
   for (size_t i = 0; i < lines.size(); ++i)
-    if (lines[i].is_instruction() && lines[i].inst && lines[i].address == address) return i;
+    // (An attached decoding of an edit has no address of its own: attach_decoding.)
+    if (lines[i].is_instruction() && lines[i].inst && lines[i].address == address && lines[i].inst->address == address) return i;
   throw Error(fmt::format("no original instruction at address 0x{:x}", address), original_.elf().name(),
               "addresses are those `asmevo disasm` prints in its comments");
 }
@@ -235,7 +236,38 @@ LineRegisters Program::registers_of(const Line& l) const {
 }
 
 std::vector<RegSet> Program::live_in(const Function& f, bool vector_writes_kill) const {
+  return live_in_partial(f, [vector_writes_kill](const Line&) { return !vector_writes_kill; });
+}
+
+std::vector<std::vector<size_t>> Program::successor_lines(const Function& f) const {
   const auto& lines = text().lines;
+  std::vector<std::vector<size_t>> succ(f.end - f.begin);
+  std::vector<size_t> first_instruction(f.blocks.size(), SIZE_MAX);
+  for (size_t b = 0; b < f.blocks.size(); ++b)
+    for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i)
+      if (lines[i].is_instruction()) {
+        first_instruction[b] = i;
+        break;
+      }
+  for (size_t b = 0; b < f.blocks.size(); ++b) {
+    size_t prev = SIZE_MAX;
+    for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i) {
+      if (!lines[i].is_instruction()) continue;
+      if (prev != SIZE_MAX) succ[prev - f.begin].push_back(i);
+      prev = i;
+    }
+    if (prev != SIZE_MAX)
+      for (size_t s : f.blocks[b].succs)
+        if (first_instruction[s] != SIZE_MAX) succ[prev - f.begin].push_back(first_instruction[s]);
+  }
+  return succ;
+}
+
+std::vector<RegSet> Program::live_in_partial(const Function& f, const std::function<bool(const Line&)>& keeps_part) const {
+  const auto& lines = text().lines;
+  std::vector<char> partial_vector_write(f.end - f.begin, 0);  // asked once per line, not per iteration
+  for (size_t i = f.begin; i < f.end; ++i)
+    if (lines[i].is_instruction()) partial_vector_write[i - f.begin] = keeps_part(lines[i]);
   std::vector<RegSet> in(f.end - f.begin);
   std::vector<RegSet> block_in(f.blocks.size()), block_out(f.blocks.size());
   bool changed = true;
@@ -254,9 +286,10 @@ std::vector<RegSet> Program::live_in(const Function& f, bool vector_writes_kill)
         auto regs = registers_of(l);
         const bool partial_scalar =
             l.inst && (l.inst->mnemonic.rfind("s_cmov", 0) == 0 || l.inst->mnemonic.rfind("s_bitset", 0) == 0);
+        const bool partial_vector = partial_vector_write[i - f.begin];
         for (const auto& d : regs.defs) {
           if (partial_scalar && d.file == RegFile::SGPR) continue;
-          if (!vector_writes_kill && (d.file == RegFile::VGPR || d.file == RegFile::AGPR)) continue;
+          if (partial_vector && (d.file == RegFile::VGPR || d.file == RegFile::AGPR)) continue;
           RegSet kill;
           kill.add(d);
           live.bits &= ~kill.bits;
@@ -338,6 +371,18 @@ void Program::insert_before(size_t line, const std::vector<std::string>& instruc
 }
 
 void Program::remove(size_t first, size_t last) { replace(first, last, {}); }
+
+void Program::attach_decoding(size_t line, Instruction inst) {
+  auto& lines = text().lines;
+  if (line >= lines.size() || lines[line].kind != Line::Instr || lines[line].inst)
+    throw Error(fmt::format("line {} of .text is not an edited instruction line", line), "",
+                "attach a decoding only to a line an edit inserted or replaced");
+  if (inst.text != lines[line].text)
+    throw Error(fmt::format("the decoded text '{}' is not line {}'s '{}'", inst.text, line, lines[line].text), "",
+                "write the line in the decoder's printed form");
+  inst.address = UINT64_MAX;  // an edit has no address of its own (line_of_address skips it)
+  lines[line].inst = std::move(inst);
+}
 
 const KernelDescriptor& Program::kernel_descriptor(const std::string& kernel) const {
   auto it = kds_.find(kernel);

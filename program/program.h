@@ -5,6 +5,7 @@
 // descriptor and its metadata (rebuild/rebuild.h turns the result into a code object).
 #pragma once
 #include <bitset>
+#include <functional>
 #include <map>
 #include <cstdint>
 #include <optional>
@@ -73,6 +74,13 @@ class Program {
   void replace(size_t first, size_t last, const std::vector<std::string>& instructions);
   void insert_before(size_t line, const std::vector<std::string>& instructions);
   void remove(size_t first, size_t last);
+  // Gives an edited instruction line the decoded form of its text, which the caller assembled and
+  // decoded (rebuild::encode_instruction, then Decoder::decode_one): registers_of then reads its
+  // exact operands instead of treating every register it names as read and written. A move that
+  // analyses its own intermediate edits uses it (search/moves/rematerialize.cpp); the line stays an
+  // edit (its address is the anchor's; the instruction's is set to UINT64_MAX). Throws asmevo::Error when `line` is not an edited
+  // instruction line or `inst.text` is not its text.
+  void attach_decoding(size_t line, Instruction inst);
   // Marks a kernel for resource recomputation without editing it.
   void touch(const std::string& kernel) { dirty_.insert(kernel); }
 
@@ -84,6 +92,17 @@ class Program {
   // register written in one half still carries the other half's lanes — what "this write is dead"
   // needs (dead-code elimination).
   std::vector<RegSet> live_in(const Function& f, bool vector_writes_kill = true) const;
+  // A third mode, for moves that rename or recompute values (register_compact, occupancy_rename,
+  // rematerialize): a VGPR/AGPR write ends the register's liveness unless `keeps_part(line)` says it
+  // may leave part of the old value in place (some bits, e.g. a 16-bit result that keeps the other
+  // half). A destination the decoder also lists as a use (tied DPP `old`, v_writelane, d16 loads,
+  // SDWA UNUSED_PRESERVE) stays live through the write in every mode. Writes reaching only EXEC's
+  // lanes are the caller's to rule out (both renaming moves refuse kernels that write EXEC, or
+  // only look at the entry).
+  std::vector<RegSet> live_in_partial(const Function& f, const std::function<bool(const Line&)>& keeps_part) const;
+  // The instruction lines that can run right after each instruction line of `f` (indexed by line -
+  // begin; empty for other lines): the next one in its block, else the first of each successor block.
+  std::vector<std::vector<size_t>> successor_lines(const Function& f) const;
   LineRegisters registers_of(const Line& line) const;
   RegisterUse register_use(const std::string& kernel) const;  // kernel + everything it calls
 

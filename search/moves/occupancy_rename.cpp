@@ -9,10 +9,10 @@
 
 #include "codeobj/arch_params.h"
 #include "codeobj/resources.h"
-#include "emu/registry.h"
 #include "search/moves/moves.h"
 #include "search/moves/probe.h"
 #include "search/moves/register_compact.h"
+#include "search/moves/rematerialize.h"
 #include "support/error.h"
 
 namespace asmevo::search {
@@ -29,23 +29,20 @@ void add_units(Units& s, const RegRange& r) {
   for (unsigned u = r.first; u < r.first + r.count && u < kUnits; ++u) s.set(u);
 }
 
-// True when a VGPR write of this line may leave part of the old value (some lanes or some bits) in
-// place: then the old value lives on through the write (header). Which 16-bit results keep the high
-// half is the emulator's table (emu/registry.h kKeepHigh16, from LLVM's zeroesHigh16BitsOfDest);
-// SDWA, DPP (row/bank masks) and op_sel forms, v_writelane and d16 loads write part by definition.
-bool may_write_part(const Line& l) {
-  for (const char* marker : {"writelane", "_d16", "sdwa", "dst_sel", "row_", "quad_perm", "bank_mask", "op_sel", "dpp"})
-    if (l.text.find(marker) != std::string::npos) return true;
-  const emu::SemanticEntry* e = emu::Registry::get().find(emu::mnemonic_stem(l.inst->mnemonic));
-  return !e || (e->flags & emu::kKeepHigh16);  // unknown to the emulator: assume the worst
-}
-
 struct LineFacts {
   bool instruction = false;
-  Units uses, defs, kills;  // VGPR units read, written, and written whole
+  Units uses, defs;         // VGPR units read and written
   Units pinned;             // named in a way the text cannot rename (raw line, spelling != decoding)
   bool tuple = false;       // some VGPR operand token names two or more registers
 };
+
+// The VGPR part of each line's live-in set.
+std::vector<Units> vgpr_units(const std::vector<program::RegSet>& live) {
+  std::vector<Units> out(live.size());
+  for (size_t k = 0; k < live.size(); ++k)
+    for (unsigned u = 0; u < kUnits; ++u) out[k][u] = live[k].bits[program::RegSet::kVgpr + u];
+  return out;
+}
 
 struct UnionFind {
   std::vector<int> parent;
@@ -77,13 +74,14 @@ Outcome evaluate(const program::Program& p, const std::string& kernel) {
 
 }  // namespace
 
-OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::string& kernel) {
+// Renaming alone (the header's argument); `p` may hold edited lines that carry their decoding.
+static OccupancyRenaming rename_only(const program::Program& p, const std::string& kernel) {
   const program::Function& f = kernel_function(p, kernel);
   const codeobj::ArchParams* ap = codeobj::arch_params(p.original().target().arch);
   if (!ap)
     throw Error("occupancy renaming needs a modeled processor (gfx90a, gfx942, gfx950), not " + p.original().target().processor,
                 p.original().elf().name());
-  OccupancyRenaming r{p, {}, 0, 0, 0, 0, 0, 0, 0, 0, ""};
+  OccupancyRenaming r{p, {}, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, ""};
   if (!f.callees.empty()) {
     r.refused = "it calls device functions";
     return r;
@@ -136,15 +134,10 @@ OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::str
         r.refused = fmt::format("it writes EXEC (line {}: {}), so a VGPR write may reach only some lanes", i, l.text);
         return r;
       }
-    const bool part = may_write_part(l);
     for (const RegRange& u : regs.uses)
       if (u.file == RegFile::VGPR) add_units(lf.uses, u);
     for (const RegRange& d : regs.defs)
-      if (d.file == RegFile::VGPR) {
-        add_units(lf.defs, d);
-        if (part) add_units(lf.uses, d);
-        else add_units(lf.kills, d);
-      }
+      if (d.file == RegFile::VGPR) add_units(lf.defs, d);
     Units spelled;
     for_each_register_token(l.text, [&](size_t, size_t, const RegRange& t) {
       if (t.file != RegFile::VGPR) return;
@@ -153,38 +146,12 @@ OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::str
     });
     if (l.kind == Line::RawInstr || spelled != (lf.uses | lf.defs)) lf.pinned = spelled | lf.uses | lf.defs;
   }
-  // Successor lines of each instruction line.
-  std::vector<std::vector<size_t>> succ(n);
-  std::vector<size_t> first_instruction(f.blocks.size(), SIZE_MAX);
-  for (size_t b = 0; b < f.blocks.size(); ++b)
-    for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i)
-      if (facts[i - f.begin].instruction) {
-        first_instruction[b] = i - f.begin;
-        break;
-      }
-  for (size_t b = 0; b < f.blocks.size(); ++b) {
-    size_t prev = SIZE_MAX;
-    for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i) {
-      if (!facts[i - f.begin].instruction) continue;
-      if (prev != SIZE_MAX) succ[prev].push_back(i - f.begin);
-      prev = i - f.begin;
-    }
-    if (prev != SIZE_MAX)
-      for (size_t s : f.blocks[b].succs)
-        if (first_instruction[s] != SIZE_MAX) succ[prev].push_back(first_instruction[s]);
-  }
-  // Liveness of VGPR units into each line (fixpoint; partial writes do not kill).
-  std::vector<Units> live(n);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t k = n; k-- > 0;) {
-      if (!facts[k].instruction) continue;
-      Units out;
-      for (size_t s : succ[k]) out |= live[s];
-      Units in = (out & ~facts[k].kills) | facts[k].uses;
-      if (in != live[k]) live[k] = in, changed = true;
-    }
-  }
+  // Successor lines and VGPR liveness (Program::live_in's partial-write mode: a write that may keep
+  // part of the old value, may_write_part, does not end it).
+  std::vector<std::vector<size_t>> succ = p.successor_lines(f);
+  for (auto& list : succ)
+    for (size_t& s : list) s -= f.begin;
+  const std::vector<Units> live = vgpr_units(p.live_in_partial(f, may_write_part));
   for (size_t k = 0; k < n; ++k)
     if (live[k].count() > r.max_live_vgprs) r.max_live_vgprs = static_cast<unsigned>(live[k].count()), r.peak_line = f.begin + k;
 
@@ -216,7 +183,10 @@ OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::str
   };
   std::map<int, Cluster> clusters;
   std::vector<Units> occupied(n);
-  size_t entry = first_instruction.empty() ? SIZE_MAX : first_instruction[0];
+  size_t entry = SIZE_MAX;
+  if (!f.blocks.empty())
+    for (size_t i = f.blocks[0].first; i <= f.blocks[0].last && entry == SIZE_MAX; ++i)
+      if (facts[i - f.begin].instruction) entry = i - f.begin;
   for (size_t k = 0; k < n; ++k) {
     if (!facts[k].instruction) continue;
     const Units present = live[k] | facts[k].defs;
@@ -229,7 +199,7 @@ OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::str
         c.lo = std::min(c.lo, u);
         c.hi = std::max(c.hi, u);
         c.fixed |= facts[k].pinned.test(u) || (k == entry && node == in_node(k, u));
-        c.even |= facts[k].tuple && facts[k].uses.test(u) | facts[k].defs.test(u);
+        c.even |= facts[k].tuple && (facts[k].uses.test(u) || facts[k].defs.test(u));
       }
   }
   // Move every cluster that reaches the limit, the largest first, to the lowest free place.
@@ -317,6 +287,40 @@ OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::str
   return r;
 }
 
+OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::string& kernel) {
+  OccupancyRenaming r = rename_only(p, kernel);
+  if (!r.lines.empty() || r.vgpr_limit == 0 || r.max_live_vgprs == 0 || r.refused.find("finds no register free") == std::string::npos)
+    return r;
+  // Renaming cannot get under the limit: recompute cheap values instead of holding them, issue
+  // loads later where registers free up, then rename.
+  program::Program staged = p;
+  std::string steps;
+  Rematerialization rm = rematerialize_vgprs(p, kernel, r.vgpr_limit);
+  if (!rm.values.empty()) {
+    staged = rm.program;
+    steps += fmt::format("{} value(s) rematerialized (the most VGPRs one line needs {} -> {})", rm.values.size(), rm.need_before, rm.need_after);
+  }
+  LoadSinking sk = sink_loads_for_pressure(staged, kernel, r.vgpr_limit);
+  if (!sk.moves.empty()) {
+    staged = sk.program;
+    steps += fmt::format("{}{} load group(s) issued later ({} -> {})", steps.empty() ? "" : ", ", sk.moves.size(), sk.need_before, sk.need_after);
+  }
+  if (steps.empty()) {
+    r.refused += "; rematerialization: " + rm.refused + "; load sinking: " + sk.refused;
+    return r;
+  }
+  OccupancyRenaming after = rename_only(staged, kernel);
+  after.rematerialized = std::move(rm.values);
+  after.loads_sunk = sk.moves.size();
+  if (after.lines.empty()) {
+    r.refused += "; after " + steps + ": " + after.refused;
+    r.rematerialized = std::move(after.rematerialized);
+    r.loads_sunk = after.loads_sunk;
+    return r;
+  }
+  return after;
+}
+
 namespace {
 
 class OccupancyRenameMove final : public Move {
@@ -327,13 +331,13 @@ class OccupancyRenameMove final : public Move {
     window_lines(c.program, c.kernel, std::pair{c.window.first, c.window.last});  // only a trigger, but it must be this kernel's
     OccupancyRenaming r = rename_for_occupancy(c.program, c.kernel);
     if (r.lines.empty()) return {};
-    Edit e;
+    Edit e = diff_edit(c.program, r.program, c.kernel);
     e.kernel = c.kernel;
     e.move = name();
     e.proposer = proposer();
-    e.description = fmt::format("{} VGPR live range(s) renamed below v{}: VGPRs {} -> {} allocated, waves per SIMD {} -> {}",
+    e.description = fmt::format("{}{} VGPR live range(s) renamed below v{}: VGPRs {} -> {} allocated, waves per SIMD {} -> {}",
+                                r.rematerialized.empty() && !r.loads_sunk ? "" : fmt::format("{} value(s) recomputed at their uses, {} load group(s) issued later, ", r.rematerialized.size(), r.loads_sunk),
                                 r.clusters_moved, r.vgpr_limit, r.vgprs_before, r.vgprs_after, r.waves_before, r.waves_after);
-    for (size_t line : r.lines) e.hunks.push_back(make_hunk(c.program, line, line, {r.program.text_line(line).text}));
     return {e};
   }
 };

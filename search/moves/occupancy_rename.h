@@ -14,12 +14,13 @@
 // registers (SGPRs not binding), recomputed from the renamed code (Program::update_resources).
 //
 // Why the renamed kernel computes the same for every launch:
-// - Liveness is computed here on VGPR units. A write ends a value only when it writes every lane
-//   EXEC enables and the whole 32 bits: the kernel must never write EXEC (refused otherwise), so
-//   EXEC is the launch's mask everywhere and a full write replaces every lane that is ever read;
-//   writes that may keep part of the old value (v_writelane, *_d16 loads, SDWA, DPP, op_sel, VALU
-//   ops with a 16-bit result other than packed ones) count as reads too, so the old value stays
-//   in the same web.
+// - Liveness is Program::live_in's partial-write mode on VGPR units. A write ends a value only when
+//   it writes every lane EXEC enables and the whole 32 bits: the kernel must never write EXEC
+//   (refused otherwise), so EXEC is the launch's mask everywhere and a full write replaces every
+//   lane that is ever read; a write that may keep part of the old value does not end it (the
+//   decoder lists such destinations as uses: DPP `old`, v_writelane, d16 loads, SDWA
+//   UNUSED_PRESERVE; may_write_part adds the 16-bit results that keep the other half and anything
+//   the emulator does not know), so the old value stays in the same web.
 // - Webs: the value live into a line joins the value live out of its predecessor through that
 //   line unless the line writes it; every register one operand token names (a tuple), and every
 //   unit a line both reads and writes, join into one cluster that is renamed by one shift (even
@@ -34,6 +35,10 @@
 // - The static checks (waitcnt, hazards, resources) run on the result (rebuilds_clean), which
 //   covers the hazards a new register reuse can create (e.g. VMEM store data overwritten early).
 //
+// When no renaming gets under the limit, values are first recomputed at their uses instead of held
+// and vector loads issued later where registers free up (rematerialize.h, with their own
+// arguments), then renamed; `rematerialized` and `loads_sunk` say what was done.
+//
 // Refused (no proposal, with the reason in `refused`): calls and computed jumps, register indexing
 // through M0 (s_movrel*, v_movrel*, s_set_gpr_idx_*), edited lines, kernels that write EXEC,
 // occupancy not limited by VGPRs or already at the maximum, SGPRs that would still bind, a value
@@ -43,18 +48,21 @@
 #include <vector>
 
 #include "program/program.h"
+#include "search/moves/rematerialize.h"
 
 namespace asmevo::search {
 
 struct OccupancyRenaming {
   program::Program program;  // renamed, resources updated (the parent when nothing is proposed)
-  std::vector<size_t> lines;  // parent .text lines rewritten
+  std::vector<size_t> lines;  // .text lines the renaming rewrote (of the parent; after rematerialization, of its result)
   unsigned clusters_moved = 0;
   unsigned vgpr_limit = 0;      // arch VGPRs allowed for one more wave (0 when not computed)
   unsigned max_live_vgprs = 0;  // the most VGPR units live into any line (a lower bound on any allocation)
   size_t peak_line = 0;         // a .text line they are live into
   unsigned vgprs_before = 0, vgprs_after = 0;  // unified allocation per the KD
   unsigned waves_before = 0, waves_after = 0;  // by registers
+  std::vector<RematerializedValue> rematerialized;  // values recomputed at their uses first (rematerialize.h)
+  size_t loads_sunk = 0;                            // load groups issued later first (rematerialize.h)
   std::string refused;
 };
 

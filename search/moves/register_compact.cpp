@@ -11,6 +11,7 @@
 
 #include "codeobj/arch_params.h"
 #include "codeobj/resources.h"
+#include "emu/registry.h"
 #include "search/moves/moves.h"
 #include "search/moves/probe.h"
 #include "support/error.h"
@@ -109,7 +110,8 @@ Analysis analyze(const program::Program& p, const program::Function& f) {
                           kd.get("compute_pgm_rsrc2.enable_private_segment");
   reserve(RegRange{RegFile::SGPR, 0, kd.user_sgpr_count() + system_sgprs});
   if (!f.blocks.empty()) {
-    const program::RegSet entry = p.live_in(f)[f.blocks[0].first - f.begin];
+    // A partial write (a 16-bit result keeping the other half) does not end the entry value's life.
+    const program::RegSet entry = p.live_in_partial(f, may_write_part)[f.blocks[0].first - f.begin];
     for (RegFile file : kFiles)
       for (unsigned u = 0; u < kUnits; ++u)
         if (entry.contains(RegRange{file, u, 1})) reserve(RegRange{file, u, 1});
@@ -232,6 +234,12 @@ void for_each_register_token(const std::string& text, const std::function<void(s
     if (auto r = program::parse_reg(std::string_view(text).substr(i, j - i)); r && file_index(r->file) >= 0) visit(i, j - i, *r);
     i = j;
   }
+}
+
+bool may_write_part(const Line& l) {
+  if (!l.inst) return true;
+  const emu::SemanticEntry* e = emu::Registry::get().find(emu::mnemonic_stem(l.inst->mnemonic));
+  return !e || (e->flags & emu::kKeepHigh16);
 }
 
 std::string rename_registers(const std::string& text, const RegRange& from, unsigned to) {

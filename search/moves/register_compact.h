@@ -61,6 +61,15 @@ RegisterCompaction compact_registers(const program::Program& p, const std::strin
 // names a VGPR, AGPR or SGPR; `v[4:7]` is one token. Shared by the renaming moves.
 void for_each_register_token(const std::string& text, const std::function<void(size_t, size_t, const program::RegRange&)>& visit);
 
+// The partial-write rule of the renaming moves' liveness (Program::live_in_partial): true when
+// a VGPR write of `line` may leave part of the old value in place beyond what its decoded uses
+// already say (the decoder lists a destination it only partly writes as a use too: tied DPP `old`,
+// v_writelane's vdst_in, d16 loads, SDWA UNUSED_PRESERVE). Those left are the 16-bit results that
+// keep the other half of the register (the emulator's table, emu/registry.h kKeepHigh16, from LLVM's
+// zeroesHigh16BitsOfDest: the gfx9 op_sel-capable VOP3 ops and v_mac/madak/madmk_f16), and, assumed
+// the worst, instructions the emulator does not know and edited lines (no decoded form).
+bool may_write_part(const program::Line& line);
+
 // `text` with every register of `file` inside [from.first, from.first + from.count) shifted to
 // start at `to` (operands only; the mnemonic is left alone). Exposed for tests.
 std::string rename_registers(const std::string& text, const program::RegRange& from, unsigned to);

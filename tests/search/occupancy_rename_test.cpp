@@ -120,3 +120,42 @@ TEST(OccupancyRenameTest, CorpusKernelsStaySafe) {
   // at 3 as on gfx942.
   for (const char* arch : {"gfx90a", "gfx950"}) EXPECT_TRUE(run_on_corpus(*move, arch).empty()) << arch;
 }
+
+TEST(OccupancyRenameTest, Matmul128RecomputesAddressesAndIssuesLoadsLater) {
+  // Triton's matmul_128_kernel needs 78 VGPRs at its peak (the B prefetch issued before the MFMAs);
+  // 4 waves need 64. Rematerialization drops the loop's six swizzled LDS read addresses (each one
+  // v_xor_b32 of v17/v18, recomputed into the ds_read's own destination) and prologue values;
+  // sinking issues the B prefetch after the first MFMAs. The loop then needs 64; the epilogue's
+  // AGPR round trips still need 67, so no renaming is proposed yet. Each stage checks clean and
+  // verifies EQUIVALENT.
+  const std::string kernel = "matmul_128_kernel";
+  auto k0 = load(corpus::triton_object("gfx942", kernel));
+  auto p = program::Program::recover(k0);
+  auto rm = search::rematerialize_vgprs(p, kernel, 64);
+  ASSERT_FALSE(rm.values.empty()) << rm.refused;
+  EXPECT_EQ(rm.need_before, 78u);
+  EXPECT_LT(rm.need_after, rm.need_before);
+  size_t lds_addresses = 0;
+  for (const auto& v : rm.values) lds_addresses += v.expression.find("v_xor_b32_e32") == 0 && v.expression.find("v17") != std::string::npos;
+  EXPECT_GE(lds_addresses, 3u);
+  auto sk = search::sink_loads_for_pressure(rm.program, kernel, 64);
+  ASSERT_FALSE(sk.moves.empty()) << sk.refused;
+  EXPECT_LT(sk.need_after, rm.need_after);
+  const program::Function* f = sk.program.function(kernel);
+  const auto need = search::vgpr_need(sk.program, kernel);
+  for (size_t k = 0; k < need.size(); ++k)
+    if (sk.program.text_line(f->begin + k).text.starts_with("v_mfma")) {
+      // Every MFMA of the loop (before the epilogue's AGPR copies) fits in 64.
+      if (k + f->begin < sk.program.line_of_address(0x2290)) EXPECT_LE(need[k], 64u) << sk.program.text_line(f->begin + k).text;
+    }
+  for (auto* stage : {&rm.program, &sk.program}) {
+    auto k1 = rebuilt(*stage, "stage.co");
+    auto report = checked(k1, kernel);
+    EXPECT_TRUE(report.clean()) << report.to_text();
+    EXPECT_EQ(verdict(k0, k1, triton_spec(kernel)), verify::Verdict::Equivalent);
+  }
+  auto r = search::rename_for_occupancy(p, kernel);
+  EXPECT_TRUE(r.lines.empty());
+  EXPECT_NE(r.refused.find("rematerialized"), std::string::npos) << r.refused;
+  std::cout << "matmul_128_kernel: " << r.refused << "\n";
+}

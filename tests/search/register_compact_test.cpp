@@ -4,6 +4,8 @@
 #include "search/moves/register_compact.h"
 
 #include "codeobj/resources.h"
+#include "program/decoder.h"
+#include "rebuild/assembler.h"
 #include "search/moves/moves.h"
 #include "tests/search/move_test_util.h"
 
@@ -169,4 +171,42 @@ TEST(RegisterCompactTest, SpreadCorpusKernelsAreCompactedBackAndStayEquivalent) 
   std::cout << "[register-compact] spread " << spread << " corpus kernels; compacted back " << compacted_back << "\n";
   for (const auto& n : not_back) std::cout << "[register-compact] not compacted: " << n << "\n";
   EXPECT_GT(compacted_back, spread / 2);
+}
+
+TEST(RegisterCompactTest, PartialWritesDoNotEndLiveness) {
+  // The partial-write rule of the renaming moves, from decoded forms: destinations the decoder also
+  // lists as uses (v_writelane's vdst_in, DPP `old`, d16 loads, SDWA UNUSED_PRESERVE) and the
+  // emulator's kKeepHigh16 16-bit ops; a whole 32-bit write (v_add_f16 zeroes bits 31:16 on gfx9) kills.
+  const codeobj::TargetId target = load(hip("vector_add.co")).target();
+  const program::Decoder decoder(target);
+  auto line = [&](const std::string& text) {
+    program::Instruction inst = decoder.decode_one(rebuild::encode_instruction(text, target), 0);
+    return program::Line{program::Line::Instr, inst.text, 0, inst};
+  };
+  auto reads_own_def = [](const program::Line& l) {
+    return std::any_of(l.inst->defs.begin(), l.inst->defs.end(),
+                       [&](const program::RegRange& d) { return l.inst->reads(d); });
+  };
+  for (const char* text : {"v_writelane_b32 v1, s2, 3", "v_mov_b32_dpp v1, v2 row_shr:1 row_mask:0xf bank_mask:0xf",
+                           "global_load_short_d16_hi v1, v[2:3], off",
+                           "v_add_f16_sdwa v1, v2, v3 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 src1_sel:WORD_0"})
+    EXPECT_TRUE(reads_own_def(line(text))) << text;
+  EXPECT_TRUE(search::may_write_part(line("v_mad_u16 v1, v2, v3, v4")));
+  EXPECT_TRUE(search::may_write_part(line("v_fma_f16 v1, v2, v3, v4")));
+  EXPECT_FALSE(search::may_write_part(line("v_add_f16_e32 v1, v2, v3")));
+  EXPECT_FALSE(search::may_write_part(line("v_add_u32_e32 v1, v2, v3")));
+  EXPECT_FALSE(reads_own_def(line("v_add_u32_e32 v1, v2, v3")));
+
+  // In a kernel: vector_add's sum goes through v9's low half by v_mad_u16 (keeps bits 31:16), then
+  // all of v9 is stored. The high half is v9's entry value: live at the entry in the partial-write
+  // mode (register compaction keeps v9 in place), not in the mode that kills on every write.
+  auto k = with_lines(load(hip("vector_add.co")), "vector_add",
+                      {{"v_add_f32_e32 v2, v6, v7", "v_mad_u16 v9, v6, v7, v6"},
+                       {"global_store_dword v[0:1], v2, off", "global_store_dword v[0:1], v9, off"}});
+  auto p = program::Program::recover(k);
+  const program::Function* f = p.function("vector_add");
+  const size_t entry = f->blocks[0].first - f->begin;
+  const program::RegRange v9{program::RegFile::VGPR, 9, 1};
+  EXPECT_FALSE(p.live_in(*f)[entry].contains(v9));
+  EXPECT_TRUE(p.live_in_partial(*f, search::may_write_part)[entry].contains(v9));
 }
