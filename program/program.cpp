@@ -422,6 +422,17 @@ void Program::set_kernarg_preload(const std::string& kernel, unsigned dwords) {
   dirty_.insert(kernel);
 }
 
+void Program::enable_dispatch_ptr(const std::string& kernel) {
+  KernelDescriptor& kd = kds_.at(kernel);
+  if (kd.get("kernel_code_properties.enable_sgpr_dispatch_ptr")) throw Error("kernel " + kernel + " already has the dispatch pointer");
+  if (kd.kernarg_preload_length() != 0) throw Error("kernel " + kernel + " preloads kernel arguments: its user SGPRs cannot move");
+  if (kd.user_sgpr_count() + 2 > 16)  // AMDGPUUsage, "Initial Kernel Execution State": the USER_SGPR field
+    throw Error(fmt::format("kernel {}: {} user SGPRs + the dispatch pointer exceed the 16 the hardware sets up", kernel, kd.user_sgpr_count()));
+  kd.set("kernel_code_properties.enable_sgpr_dispatch_ptr", 1);
+  kd.set("compute_pgm_rsrc2.user_sgpr_count", kd.user_sgpr_count() + 2);
+  dirty_.insert(kernel);
+}
+
 void Program::update_resources() {
   const ArchParams* ap = arch_params(original_.target().arch);
   if (!ap && !dirty_.empty())

@@ -118,6 +118,12 @@ class Program {
   // carry the 256-byte compatibility prologue (search/moves/kernarg_preload.cpp). Throws
   // asmevo::Error on another arch, a kernel that already preloads, or more than 16 user SGPRs.
   void set_kernarg_preload(const std::string& kernel, unsigned dwords);
+  // The dispatch pointer (the AQL packet's address) in user SGPRs: the KD's enable bit set and
+  // user_sgpr_count grown by 2. The hardware puts it after the private segment buffer, so the
+  // user SGPRs after it and the system SGPRs move up by 2: the code must move them back first
+  // (search/moves/lds_forward.cpp). Throws asmevo::Error on a kernel that has it already, preloads
+  // kernel arguments, or would exceed 16 user SGPRs.
+  void enable_dispatch_ptr(const std::string& kernel);
 
   // Current kernel descriptor and metadata (after update_resources()).
   const codeobj::KernelDescriptor& kernel_descriptor(const std::string& kernel) const;

@@ -21,6 +21,7 @@ using KC = KdFieldClass;
 // | field group                                   | class    | why                                        |
 // |-----------------------------------------------|----------|--------------------------------------------|
 // | user SGPR enables + user_sgpr_count            | break    | which SGPRs hold the kernarg/dispatch ptrs |
+// |   (unless B adds only the dispatch ptr, below)  |          |                                            |
 // | workgroup id x/y/z, workgroup info (system)    | break    | system SGPRs set up after the user SGPRs   |
 // | enable_vgpr_workitem_id                        | break    | workitem-id VGPRs set up at wave start     |
 // | enable_private_segment                         | break    | scratch setup, adds a system SGPR          |
@@ -211,10 +212,20 @@ class Differ {
     if (preload_added)
       chg(k, "kernarg_preload.length", "0", str(b.kernarg_preload_length()),
           fmt::format("kernel arguments preloaded into SGPRs; user_sgpr_count {} -> {}", a.user_sgpr_count(), b.user_sgpr_count()));
+    // B asks for the dispatch pointer where A does not: every dispatch has its AQL packet, and the
+    // hardware puts its address in the two user SGPRs after the private segment buffer, moving the
+    // later ones up by 2 (AMDGPUUsage, "Initial Kernel Execution State"). Whether B's code moves them
+    // back is for verification, as for preloading. With preloading added too, both are a break.
+    const bool dispatch_added = !a.get("kernel_code_properties.enable_sgpr_dispatch_ptr") && b.get("kernel_code_properties.enable_sgpr_dispatch_ptr") &&
+                                !preload_added && b.user_sgpr_count() == a.user_sgpr_count() + 2;
+    if (dispatch_added)
+      chg(k, "kernel_code_properties.enable_sgpr_dispatch_ptr", "0", "1",
+          fmt::format("the dispatch pointer in user SGPRs; user_sgpr_count {} -> {}", a.user_sgpr_count(), b.user_sgpr_count()));
     for (const auto& f : codeobj::kd_bit_fields()) {
       std::string name = f.name;
       uint64_t va = a.get(f), vb = b.get(f);
       if (preload_added && (name == "kernarg_preload.length" || name == "compute_pgm_rsrc2.user_sgpr_count")) continue;
+      if (dispatch_added && (name == "kernel_code_properties.enable_sgpr_dispatch_ptr" || name == "compute_pgm_rsrc2.user_sgpr_count")) continue;
       std::string extra;
       if (name == "compute_pgm_rsrc1.granulated_workitem_vgpr_count")
         extra = fmt::format("VGPRs allocated {} -> {}", (va + 1) * 8, (vb + 1) * 8);

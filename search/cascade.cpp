@@ -28,8 +28,8 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 // at their original addresses; insertions cannot be expressed.
 std::vector<rebuild::PatchEdit> patch_edits(const program::Program& parent, const Edit& edit) {
   std::vector<rebuild::PatchEdit> out;
-  if (edit.kernarg_preload)
-    throw Error("a kernel-descriptor change (kernarg preload) cannot be an in-place patch", "edit", "patch mode only edits instructions");
+  if (edit.kernarg_preload || edit.dispatch_ptr)
+    throw Error("a kernel-descriptor change (kernarg preload, dispatch pointer) cannot be an in-place patch", "edit", "patch mode only edits instructions");
   for (const Hunk& h : edit.hunks) {
     if (h.count == 0) throw Error("an insertion cannot be an in-place patch", "edit", "patch mode only replaces or deletes instructions");
     rebuild::PatchEdit p;
@@ -99,9 +99,9 @@ prove::ProofResult prove_edit_window(const program::Program& parent, const std::
     }
     return all;
   }
-  if (edit.kernarg_preload) {
+  if (edit.kernarg_preload || edit.dispatch_ptr) {
     prove::ProofResult r;
-    r.reason = "the edit changes the kernel descriptor (kernarg preload): the windows do not start from the same live-in state";
+    r.reason = "the edit changes the kernel descriptor (kernarg preload or dispatch pointer): the windows do not start from the same live-in state";
     return r;
   }
   return prove::prove_edit(parent, kernel, proof_changes(edit), po, use_liveness);

@@ -29,6 +29,7 @@ nlohmann::json Edit::to_json() const {
   for (const Hunk& h : hunks) hs.push_back({{"first", h.first}, {"count", h.count}, {"lines", h.lines}, {"before", h.before}});
   nlohmann::json j = {{"kernel", kernel}, {"move", move}, {"proposer", proposer}, {"description", description}, {"hunks", hs}};
   if (kernarg_preload) j["kernarg_preload"] = kernarg_preload;
+  if (dispatch_ptr) j["dispatch_ptr"] = true;
   if (!then.empty()) {
     j["then"] = nlohmann::json::array();
     for (const Edit& step : then) j["then"].push_back(step.to_json());
@@ -44,6 +45,7 @@ Edit Edit::from_json(const nlohmann::json& j) {
     e.proposer = j.value("proposer", "");
     e.description = j.value("description", "");
     e.kernarg_preload = j.value("kernarg_preload", 0u);
+    e.dispatch_ptr = j.value("dispatch_ptr", false);
     for (const auto& h : j.at("hunks")) {
       Hunk hunk;
       hunk.first = h.at("first").get<size_t>();
@@ -98,6 +100,7 @@ program::Program apply_edit(const program::Program& parent, const Edit& edit) {
     }
   }
   if (edit.kernarg_preload) p.set_kernarg_preload(edit.kernel, edit.kernarg_preload);
+  if (edit.dispatch_ptr) p.enable_dispatch_ptr(edit.kernel);
   p.touch(edit.kernel);
   p.update_resources();
   return p;

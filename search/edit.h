@@ -37,6 +37,9 @@ struct Edit {
   // Kernel-descriptor change that goes with the hunks: preload this many kernarg dwords
   // (Program::set_kernarg_preload; 0: the KD's preloading stays as it is).
   unsigned kernarg_preload = 0;
+  // Kernel-descriptor change: enable the dispatch pointer (Program::enable_dispatch_ptr), for a guard
+  // that reads the AQL packet (the workgroup size).
+  bool dispatch_ptr = false;
   // A compound candidate (the optimizer's enabling chains): after this edit, each step in order,
   // each relative to the Program recovered from the previous step's rebuilt object (steps' line
   // numbers cannot refer to the parent: the earlier step moved them, and recovery renames labels).

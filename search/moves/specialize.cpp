@@ -37,6 +37,7 @@
 #include <set>
 
 #include "emu/launch_spec.h"
+#include "search/moves/guarded_copy.h"
 #include "search/moves/kernarg.h"
 #include "search/moves/moves.h"
 #include "support/error.h"
@@ -154,7 +155,7 @@ std::optional<bool> compare(const std::string& m, uint32_t a, uint32_t b) {
   return op == "eq" ? l == r : op == "lg" ? l != r : op == "gt" ? l > r : op == "ge" ? l >= r : op == "lt" ? l < r : l <= r;
 }
 
-bool is_branch(const std::string& m) { return m == "s_branch" || m.rfind("s_cbranch_", 0) == 0; }
+bool is_branch(const std::string& m) { return is_branch_mnemonic(m); }
 
 class SpecializeMove final : public Move {
  public:
@@ -216,24 +217,16 @@ class SpecializeMove final : public Move {
     auto live_at = [&](size_t line, size_t unit) { return line < f->end && live[line - f->begin].bits.test(unit); };
     if (live_at(g, program::RegSet::kScc)) return std::nullopt;
 
-    // Which loaded SGPRs hold their value everywhere after G (nothing after G writes them).
+    // The copy (guarded_copy.h refuses code that cannot be copied), and which loaded SGPRs hold their
+    // value everywhere after G (nothing after G writes them).
+    const std::optional<GuardedCopy> original = copy_from(p, *f, g, "spec");
+    if (!original) return std::nullopt;
     std::set<unsigned> written_after;
-    size_t last_instruction = 0;
-    for (size_t i = g; i < f->end; ++i) {
-      const program::Line& l = p.text_line(i);
-      if (l.kind == program::Line::RawInstr) return std::nullopt;
-      if (l.kind == program::Line::Directive && l.text.rfind(".p2align", 0) != 0) return std::nullopt;
-      if (l.kind != program::Line::Instr) continue;
-      if (l.text.find("movrel") != std::string::npos || l.text.rfind("s_set_gpr_idx", 0) == 0 || l.text.rfind("s_setpc", 0) == 0 ||
-          l.text.rfind("s_getpc", 0) == 0)
-        return std::nullopt;
-      last_instruction = i;
-      for (const program::RegRange& d : p.registers_of(l).defs)
-        if (d.file == program::RegFile::SGPR)
-          for (unsigned r = d.first; r < d.first + d.count; ++r) written_after.insert(r);
-    }
-    const std::string& last_text = p.text_line(last_instruction).text;
-    if (last_text != "s_endpgm" && last_text.rfind("s_branch ", 0) != 0) return std::nullopt;
+    for (const CopiedLine& cl : original->lines)
+      if (!cl.label)
+        for (const program::RegRange& d : p.registers_of(p.text_line(cl.source)).defs)
+          if (d.file == program::RegFile::SGPR)
+            for (unsigned r = d.first; r < d.first + d.count; ++r) written_after.insert(r);
     std::map<unsigned, Known> invariant, facts;
     for (const auto& [r, vo] : loaded)
       if (live_at(g, program::RegSet::kSgpr + r)) {
@@ -241,17 +234,6 @@ class SpecializeMove final : public Move {
         if (!written_after.count(r)) invariant[r] = facts[r];
       }
     if (facts.empty()) return std::nullopt;
-
-    const std::string prefix = fmt::format(".Lspec{:x}_", p.text_line(g).address);
-    auto renamed = [&](const std::string& label) {
-      std::string s = label;
-      for (char& ch : s)
-        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-      return prefix + s;
-    };
-    std::set<std::string> labels_after;
-    for (size_t i = g; i < f->end; ++i)
-      if (p.text_line(i).kind == program::Line::Label) labels_after.insert(p.text_line(i).text);
 
     // The copy, folding as it goes.
     std::vector<std::string> copy;
@@ -285,17 +267,17 @@ class SpecializeMove final : public Move {
         }
       return true;
     };
-    for (size_t i = g; i < f->end; ++i) {
+    for (const CopiedLine& cl : original->lines) {
+      const size_t i = cl.source;
       const program::Line& l = p.text_line(i);
-      if (l.kind == program::Line::Label) {
-        copy.push_back(renamed(l.text) + ":");
+      if (cl.label) {
+        copy.push_back(cl.text);
         deleted.push_back(false);
         facts = invariant;
         scc.reset();
         scc_compare.reset();
         continue;
       }
-      if (l.kind != program::Line::Instr) continue;
       const size_t space = l.text.find(' ');
       const std::string m = l.text.substr(0, space);
       std::vector<std::string> ops;
@@ -308,13 +290,7 @@ class SpecializeMove final : public Move {
           at = comma + 2;
         }
       }
-      std::string text = l.text;
-      if (is_branch(m)) {
-        if (!ops.empty() && !labels_after.count(ops[0])) return std::nullopt;  // a target before G or a number
-        if (!ops.empty()) text = m + " " + renamed(ops[0]);
-      } else if (l.text.find(".L") != std::string::npos || l.text.find('@') != std::string::npos) {
-        return std::nullopt;  // a symbol operand (PC-relative arithmetic)
-      }
+      const std::string& text = cl.text;
       const program::LineRegisters regs = p.registers_of(l);
       bool reads_scc = false, writes_scc = false;
       for (const program::RegRange& u : regs.uses) reads_scc |= u.file == program::RegFile::SCC;
@@ -330,7 +306,7 @@ class SpecializeMove final : public Move {
         }
         copy.push_back(taken ? text : "");
         deleted.push_back(!taken);
-        if (taken) copy.back() = "s_branch " + renamed(ops[0]);
+        if (taken) copy.back() = "s_branch " + original->renamed(ops[0]);
         scc.reset();
         scc_compare.reset();
         continue;
@@ -391,19 +367,18 @@ class SpecializeMove final : public Move {
     e.kernel = c.kernel;
     e.move = name();
     e.proposer = proposer();
-    std::vector<std::string> lines;
+    std::vector<std::string> guard, lines;
     std::string values;
     for (unsigned r : guarded) {
       const auto& [v, offset] = loaded.at(r);
-      lines.push_back(fmt::format("s_cmp_lg_u32 s{}, {}", r, constant(v)));
-      lines.push_back("s_cbranch_scc1 " + prefix + "orig");
+      guard.push_back(fmt::format("s_cmp_lg_u32 s{}, {}", r, constant(v)));
+      guard.push_back("s_cbranch_scc1 " + original->orig());
       values += fmt::format("{}{} = {} (s{}, kernarg {:#x})", values.empty() ? "" : ", ", argument_at(*md, run, offset), static_cast<int32_t>(v), r, offset);
     }
     size_t copied = 0;
     for (size_t k = 0; k < copy.size(); ++k)
       if (!deleted[k]) lines.push_back(copy[k]), copied += copy[k].back() != ':';
-    lines.push_back(prefix + "orig:");
-    e.hunks.push_back(make_insertion(g, lines));
+    e.hunks.push_back(guarded_copy_hunk(g, guard, lines, *original));
     e.description = fmt::format("specialized on perf launch '{}': {}; guard of {} compare(s), copy of {} instruction(s) with {} branch(es) folded and "
                                 "{} compare(s) removed; the original code for every other launch",
                                 run.perf_name, values, guarded.size(), copied, folded_branches, removed_compares);
