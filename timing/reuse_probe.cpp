@@ -50,6 +50,8 @@ ReuseProbe plan_reuse_probe(const HwParams& hw, const SamplePlan& plan, unsigned
   // xcd, xcd + XCDs, ...); the slice holds the positions whose CU (position mod CUs per XCD) is below its c.
   const unsigned per_xcd = hw.cus / hw.xcds;
   const uint64_t round = static_cast<uint64_t>(per_xcd) * per_cu;
+  probe.resident_xcd = std::min<uint64_t>((plan.grid_groups + hw.xcds - 1) / hw.xcds, round);
+  probe.resident_device = std::min<uint64_t>(plan.grid_groups, round * hw.xcds);
   std::vector<uint64_t> xcd_others, device_others;
   std::vector<uint64_t> simulated = plan.workgroups;
   std::sort(simulated.begin(), simulated.end());
@@ -77,41 +79,73 @@ std::vector<DeviceSlice::ReadShare> measure_read_shares(const HwParams& hw, cons
   std::vector<DeviceSlice::ReadShare> shares;
   if (probe.empty()) return shares;
   const auto& insts = program.insts();
-  std::vector<uint8_t> is_load(insts.size());
+  std::vector<uint8_t> is_load(insts.size()), is_mem(insts.size());
   for (size_t i = 0; i < insts.size(); ++i) {
     const sim::StaticInst si = sim::classify(insts[i], program.arch(), program.accum_offset(), program.kernel());
-    is_load[i] = si.kind == sim::Kind::Vmem && !si.store && !si.atomic;
+    is_mem[i] = si.kind == sim::Kind::Vmem;
+    is_load[i] = is_mem[i] && !si.store && !si.atomic;
   }
   const unsigned line_shift = static_cast<unsigned>(std::countr_zero(hw.l2_line)) - kSectorShift;
-  auto each_line = [&](const std::vector<WaveTrace>& waves, auto&& f) {
-    for (const WaveTrace& w : waves)
-      for (const TraceEntry& e : w.entries)
-        if (is_load[e.inst])
-          for (uint32_t s = e.sector_first; s < e.sector_first + e.sector_count; ++s) f(w.sectors[s] >> line_shift);
+  // Each loaded line with the workgroup's progress when it is read: the bytes its vector memory instructions
+  // (loads, stores, atomics) moved before, its waves advancing together (a wave's bytes times the waves). Traffic,
+  // not distinct lines: an upper bound of the footprint in between, exact for a stream; cheap (no set of lines).
+  auto each_read = [&](const std::vector<WaveTrace>& waves, auto&& f) {
+    const double waves_n = static_cast<double>(waves.size());
+    for (const WaveTrace& w : waves) {
+      uint64_t moved = 0;  // sectors
+      for (const TraceEntry& e : w.entries) {
+        if (!is_mem[e.inst]) continue;
+        if (is_load[e.inst]) {
+          const double at = static_cast<double>(moved << kSectorShift) * waves_n;
+          for (uint32_t s = e.sector_first; s < e.sector_first + e.sector_count; ++s) f(w.sectors[s] >> line_shift, at);
+        }
+        moved += e.sector_count;
+      }
+    }
   };
-  // Workgroup 0's lines -> the estimated left-out readers on its XCD and elsewhere, and the simulated ones.
+  // How far apart two reads may be in one workgroup's progress for the later to find the line still in the L2
+  // (a reader on workgroup 0's XCD) or in the MALL: the cache's capacity over the co-resident workgroups that
+  // fill it at the same rate.
+  const double l2_reach = static_cast<double>(hw.l2_bytes) / static_cast<double>(std::max<uint64_t>(1, probe.resident_xcd));
+  const double mall_reach =
+      hw.has_mall ? static_cast<double>(hw.mall_bytes) / static_cast<double>(std::max<uint64_t>(1, probe.resident_device)) : -1.0;
+  // Workgroup 0's lines -> the estimated left-out readers on its XCD and elsewhere, and the simulated ones, each
+  // counted by the cache that serves its read: the XCD's L2 (a reader of workgroup 0's XCD within l2_reach) or the
+  // MALL (within mall_reach: the MALL access is the reader's own, the HBM fetch shared).
   struct Readers {
+    double first = 0, last = 0;  // workgroup 0's progress at its first and last read of the line
     double left_xcd = 0, left_elsewhere = 0;
-    uint32_t sim_xcd = 0, sim_elsewhere = 0;
-    uint64_t last = ~0ull;  // the workgroup that last counted it (each counts a line once)
+    double sim_xcd = 0, sim_elsewhere = 0;
+    uint64_t counted_by = ~0ull;  // the reader counted last (each counts a line once, by the nearest cache that serves it)
+    uint8_t level = 0;            // its level: 0 none yet, 1 MALL, 2 L2
   };
   std::unordered_map<uint64_t, Readers> lines;
-  each_line(first, [&](uint64_t line) { lines.try_emplace(line); });
-  auto count = [&](const std::vector<uint64_t>& ids, auto&& add) {
+  each_read(first, [&](uint64_t line, double at) {
+    auto [it, fresh] = lines.try_emplace(line);
+    if (fresh) it->second.first = at;
+    it->second.last = at;
+  });
+  auto count = [&](const std::vector<uint64_t>& ids, bool same_xcd, double weight, bool simulated) {
     for (uint64_t id : ids)
-      each_line(peer(id), [&](uint64_t line) {
+      each_read(peer(id), [&](uint64_t line, double at) {
         auto it = lines.find(line);
-        if (it == lines.end() || it->second.last == id) return;
-        it->second.last = id;
-        add(it->second);
+        if (it == lines.end()) return;
+        Readers& r = it->second;
+        if (r.counted_by != id) r.counted_by = id, r.level = 0;
+        if (r.level == 2) return;
+        const double apart = at < r.first ? r.first - at : at > r.last ? at - r.last : 0.0;
+        const uint8_t level = same_xcd && apart <= l2_reach ? 2 : apart <= mall_reach ? 1 : 0;
+        if (level <= r.level) return;
+        double& xcd = simulated ? r.sim_xcd : r.left_xcd;
+        double& elsewhere = simulated ? r.sim_elsewhere : r.left_elsewhere;
+        if (r.level == 1) elsewhere -= weight;  // now served nearer: by the L2
+        (level == 2 ? xcd : elsewhere) += weight;
+        r.level = level;
       });
   };
-  for (const ProbeStratum& st : probe.strata) {
-    const double scale = st.scale();
-    count(st.probed, [&](Readers& r) { (st.same_xcd ? r.left_xcd : r.left_elsewhere) += scale; });
-  }
-  count(probe.xcd_simulated, [](Readers& r) { ++r.sim_xcd; });
-  count(probe.device_simulated, [](Readers& r) { ++r.sim_elsewhere; });
+  for (const ProbeStratum& st : probe.strata) count(st.probed, st.same_xcd, st.scale(), false);
+  count(probe.xcd_simulated, true, 1.0, true);
+  count(probe.device_simulated, false, 1.0, true);
   // Per buffer: the mean share over workgroup 0's lines in it.
   for (const emu::BufferArg& b : launch.buffers) {
     const uint64_t first_sector = b.address >> kSectorShift, end_sector = (b.address + b.bytes + (1u << kSectorShift) - 1) >> kSectorShift;

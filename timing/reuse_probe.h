@@ -17,9 +17,16 @@
 // HBM fetch with the device's (with one CU per XCD, m = 1: 1 / (1 + k)). The shares are averaged per buffer over the first workgroup's lines
 // and applied to every simulated workgroup's fetches below the L2 (sim::MemoryHierarchy): bandwidth and
 // counted bytes, not latency (a neighbour that reads the line at the same time waits for the same fill).
-// This is the stack-distance idea of Nugteren et al. (HPCA 2014, "A detailed GPU cache model based on reuse
-// distance theory") cut to its first step: which reads the co-resident threads share, from their address
-// streams, without timing them.
+// This is the reuse-distance model of Nugteren et al. (HPCA 2014, "A detailed GPU cache model based on reuse
+// distance theory") in its first two steps: which reads the co-resident threads share, from their address
+// streams, without timing them; and whether the cache still holds the line when the peer reads it. A peer's read
+// shares a fill only if the bytes the device moves between the two reads fit the cache that would serve it
+// (each XCD's L2 for a peer on the first workgroup's XCD, else the MALL; capacities from the hardware table).
+// Co-residents start together (one device round), so the bytes between two reads are estimated from how far
+// each reader is through its own traffic when it reads the line: the difference, times the co-resident
+// workgroups that share the cache (all of them moving bytes at the same rate). A kernel whose workgroups read
+// one buffer a whole pass apart (each re-reads another's slice) shares nothing once a pass outgrows the MALL;
+// a GEMM's neighbours read a panel at the same step of their k loops, a distance near zero.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -46,6 +53,8 @@ struct ReuseProbe {
   std::vector<ProbeStratum> strata;
   // Co-residents the slice simulates (their reads of a line share the slice's own fetch): on its XCD, elsewhere.
   std::vector<uint64_t> xcd_simulated, device_simulated;
+  // Workgroups resident together on workgroup 0's XCD and on the device (they fill its L2 and the MALL at once).
+  uint64_t resident_xcd = 0, resident_device = 0;
   bool empty() const { return ids().empty(); }
   std::vector<uint64_t> ids() const;  // the probed workgroups, ascending
 };
@@ -56,7 +65,8 @@ ReuseProbe plan_reuse_probe(const HwParams& hw, const SamplePlan& plan, unsigned
                             unsigned max_peers);
 
 // The read shares (DeviceSlice::read_shares) the probe measured: `first` is workgroup 0's trace, `peer(id)`
-// a probed or simulated co-resident's. Buffers workgroup 0 does not load keep the whole fetch (no entry).
+// a probed or simulated co-resident's. Buffers workgroup 0 does not load keep the whole fetch (no entry), and so
+// do buffers whose readers are further apart than the caches hold (hw.l2_bytes per XCD, hw.mall_bytes).
 std::vector<DeviceSlice::ReadShare> measure_read_shares(const HwParams& hw, const emu::Program& program, const emu::Launch& launch,
                                                         const ReuseProbe& probe, const std::vector<WaveTrace>& first,
                                                         const std::function<const std::vector<WaveTrace>&(uint64_t)>& peer);
