@@ -152,9 +152,10 @@ Warming plan_warming(const HwParams& hw, SamplePlan& plan, const LaunchTrace& gh
   const uint64_t others = plan.grid_groups - plan.workgroups.size();
   plan.slice.warmed_share = plan.warming_groups >= others ? 1.0 : static_cast<double>(plan.warming_groups) / static_cast<double>(others);
   const unsigned x = plan.slice.xcds;
-  // Dispatch starts in the first round: the k-th workgroup of an XCD starts after the k before it
-  // were launched (the simulator's dispatcher: wave_launch_cycles per wave over the shader engines,
-  // on the slice at its share of them).
+  // Dispatch starts in the first round: the k-th workgroup of an XCD's stream starts after the k before it
+  // were launched (the simulator's dispatcher: wave_launch_cycles per wave over the shader engines), on the
+  // device and, for the simulated ones, on the slice too (model_launch starts a slice's first fill at the
+  // workgroups' device positions).
   auto launch_cycles = [&](size_t waves, double share) {
     return static_cast<double>(waves) * hw.wave_launch_cycles / hw.shader_engines / share;
   };
@@ -171,7 +172,7 @@ Warming plan_warming(const HwParams& hw, SamplePlan& plan, const LaunchTrace& gh
     const bool own = inside && !reps[xcd].empty();
     const size_t rep = own ? reps[xcd][next[xcd]++ % reps[xcd].size()] : all_reps[next_any++ % all_reps.size()];
     const double start = static_cast<double>(g / hw.xcds) * launch_cycles(ghosts.groups[j].size(), 1.0);
-    const double rep_start = static_cast<double>(rep / x) * launch_cycles(ghosts.groups[j].size(), plan.slice.xcd_share);
+    const double rep_start = static_cast<double>(plan.workgroups[rep] / hw.xcds) * launch_cycles(ghosts.groups[j].size(), 1.0);
     out[rep].push_back(WarmingGroup{&ghosts.groups[j], xcd,
                                     static_cast<int64_t>(std::llround(start - rep_start))});
   }
