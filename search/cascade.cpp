@@ -438,8 +438,11 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
                   perf_runs_.size() == 1 ? " on perf launch " + perf_runs_[0].perf_name
                                          : " geomean over perf launches: " + launch_changes(parent.launches, timed.launches));
   if (ev.cycles > limit) {
-    ev.stages.push_back({"timing", false, since(t), figure + fmt::format(", needs <= {:.0f}", limit)});
-    return reject("timing", "not faster: " + figure);
+    // The limit with a decimal and the gain it stands for: rounded to whole cycles it can print the candidate's own
+    // figure ("4882 ... needs <= 4882" for a limit of 4881.69), which reads as a wrong refusal.
+    const std::string needs = fmt::format(", needs <= {:.1f} (min gain {:g} %)", limit, options_.min_gain * 100);
+    ev.stages.push_back({"timing", false, since(t), figure + needs});
+    return reject("timing", "not faster: " + figure + needs);
   }
   ev.stages.push_back({"timing", true, since(t), figure});
 

@@ -1,5 +1,6 @@
 // search/cascade.h: every stage of the evaluation cascade rejects what it should, in order, and a
 // faster equivalent candidate is accepted — on the corpus kernel vector_add (gfx942).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "rebuild/rebuild.h"
@@ -126,6 +127,9 @@ TEST(CascadeTest, TimingStageRejectsASlowerEquivalentCandidate) {
   EXPECT_EQ(ev.stage, "timing") << stages(ev);
   EXPECT_GT(ev.cycles, f.parent.cycles);
   EXPECT_NE(ev.reason.find("not faster"), std::string::npos) << ev.reason;
+  // The limit is said with its decimal and the gain it stands for (a whole-cycle figure could equal the candidate's).
+  EXPECT_NE(ev.reason.find(fmt::format("needs <= {:.1f} (min gain", f.parent.cycles * (1 - 0.01))), std::string::npos)
+      << ev.reason;
 }
 
 TEST(CascadeTest, VerifyStageRejectsWhatOnlyOtherRunsExpose) {
