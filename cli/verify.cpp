@@ -38,7 +38,7 @@ CLI::App* add_verify_command(CLI::App& app, VerifyCommandOptions& o) {
   cmd->add_flag("--prove", o.prove,
                 "also prove the window K1 changed equivalent to K0's for all inputs with Z3: PROVEN / DISPROVEN (with the "
                 "live-in state) / UNKNOWN; the exit status stays the testing verdict's");
-  cmd->add_option("--prove-timeout", o.prove_timeout_ms, "milliseconds per solver query (--prove)");
+  cmd->add_option("--prove-timeout", o.prove_timeout_ms, "solver work per query, in ms of one core (--prove; counted in Z3 resource units, so the verdict does not depend on the machine's load)");
   return cmd;
 }
 

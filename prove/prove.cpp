@@ -57,6 +57,37 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Z3's resource count of the solver's context (cumulative over every query of the context).
+uint64_t work_count(const z3::solver& s) {
+  const z3::stats st = s.statistics();
+  for (unsigned i = 0; i < st.size(); ++i)
+    if (st.key(i) == "rlimit count") return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
+  return 0;
+}
+
+// The wall-clock backstop of a limit of `limit_ms` (at least a second: below that, the time to
+// set a query up is what it would measure).
+double backstop_ms(double limit_ms) { return std::max(double(kWallBackstop) * limit_ms, 1000.0); }
+
+// A query's limits: `work` resource units (deterministic), and the wall-clock backstop.
+void limit_query(z3::solver& s, uint64_t work) {
+  z3::params p(s.ctx());
+  p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(work, UINT32_MAX)));
+  p.set("timeout", static_cast<unsigned>(std::min<double>(backstop_ms(double(work) / kZ3WorkPerMs), UINT32_MAX)));
+  s.set(p);
+}
+
+// Why the solver gave up, in the options' terms.
+std::string gave_up_reason(const z3::solver& s, unsigned limit_ms) {
+  const std::string why = s.reason_unknown();
+  if (why.find("resource") != std::string::npos)
+    return fmt::format("work limit of {} units, about {} ms of one core", limit_ms * kZ3WorkPerMs, limit_ms);
+  if (why.find("timeout") != std::string::npos || why.find("canceled") != std::string::npos)
+    return fmt::format("wall-clock backstop of {:.0f} ms: the machine was slow or loaded, this verdict may differ elsewhere",
+                       backstop_ms(limit_ms));
+  return why;
+}
+
 // The pre-decoded window: its own Instructions (ExecInst::raw points into them). Lines ending in
 // ':' are labels. A branch's ExecInst::target is the index of the instruction it jumps to inside
 // the window (forward only: the region is acyclic), `insts.size()` for the window's end, or
@@ -458,16 +489,14 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     const z3::expr differ = (count_of(p0) != count_of(p1)).simplify();
     if (!differ.is_false()) {
       z3::solver s(c);
-      z3::params p(c);
-      p.set("timeout", opt.timeout_ms);
-      s.set(p);
+      limit_query(s, opt.timeout_ms * kZ3WorkPerMs);
       s.add(differ);
       s.add(facts_expr(c, used_facts));
       if (const z3::check_result res = s.check(); res != z3::unsat) {
         r.verdict = Verdict::Unknown;
         r.reason = res == z3::sat ? "the windows pass different numbers of s_barrier (a barrier added or removed: not a window "
                                     "proof's to judge; barrier_elim proves its own removals)"
-                                  : "solver gave up on the number of s_barrier passed";
+                                  : "solver gave up on the number of s_barrier passed (" + gave_up_reason(s, opt.timeout_ms) + ")";
         return r;
       }
     }
@@ -567,26 +596,39 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
   // cone, where one query over the disjunction would bit-blast every lane's multiplier at once.
   std::optional<z3::model> found;
   std::string what, unknown_what;
+  // The budget counts solver work, as each query's limit does (ProofOptions): deterministic. The
+  // wall-clock backstop bounds the whole proof the same way.
+  const uint64_t budget_work = uint64_t{opt.budget_ms} * kZ3WorkPerMs, query_work = uint64_t{opt.timeout_ms} * kZ3WorkPerMs;
+  uint64_t work_start = 0;
+  {
+    z3::solver probe(c);
+    work_start = work_count(probe);
+  }
   const auto queries_start = Clock::now();
+  uint64_t spent = opt.work_spent;
   for (const Diff& d : live_diffs) {
-    const double spent_ms = std::chrono::duration<double, std::milli>(Clock::now() - queries_start).count();
-    if (spent_ms >= opt.budget_ms) {
-      if (unknown_what.empty()) unknown_what = fmt::format("{} (proof budget of {} ms spent)", d.what, opt.budget_ms);
+    const double wall_ms = opt.wall_spent_ms + std::chrono::duration<double, std::milli>(Clock::now() - queries_start).count();
+    if (spent >= budget_work || wall_ms >= backstop_ms(opt.budget_ms)) {
+      if (unknown_what.empty())
+        unknown_what = spent >= budget_work ? fmt::format("{} (proof budget of {} units, about {} ms of one core, spent)", d.what, budget_work, opt.budget_ms)
+                                            : fmt::format("{} (proof's wall-clock backstop of {:.0f} ms spent: the machine was slow or loaded, "
+                                                          "this verdict may differ elsewhere)", d.what, backstop_ms(opt.budget_ms));
       break;
     }
     z3::solver s(c);
-    z3::params p(c);
-    p.set("timeout", std::min<unsigned>(opt.timeout_ms, static_cast<unsigned>(opt.budget_ms - spent_ms) + 1));
-    s.set(p);
+    limit_query(s, std::min(query_work, budget_work - spent) + 1);
     s.add(d.e);
     if (!used_facts.empty()) s.add(facts_expr(c, used_facts));
     z3::check_result res = s.check();
+    const uint64_t now = work_count(s);
+    spent = opt.work_spent + (now - work_start);
+    r.solver_work = spent - opt.work_spent;
     if (res == z3::sat) {
       found.emplace(s.get_model());
       what = d.what;
       break;
     }
-    if (res == z3::unknown && unknown_what.empty()) unknown_what = d.what + ": " + s.reason_unknown();
+    if (res == z3::unknown && unknown_what.empty()) unknown_what = d.what + ": " + gave_up_reason(s, opt.timeout_ms);
   }
   if (!found) {
     if (!unknown_what.empty()) {
@@ -595,7 +637,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
         return r;
       }
       r.verdict = Verdict::Unknown;
-      r.reason = fmt::format("solver gave up on {} (timeout {} ms per query)", unknown_what, opt.timeout_ms);
+      r.reason = fmt::format("solver gave up on {} (limit per query: {} units, about {} ms of one core)", unknown_what, query_work, opt.timeout_ms);
       return r;
     }
     r.verdict = Verdict::Proven;
@@ -787,8 +829,9 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
   // fact), with the facts that hold there. Only a PROVEN replaces the first result.
   // The retry spends what the first attempt left of the proof's budget: one edit's proof stays
   // within budget_ms (a window whose memory queries time out would otherwise take twice as long).
-  const double left_ms = options.budget_ms - 1000 * r.seconds;
-  if (options.launch && !options.context && r.verdict != Verdict::Proven && left_ms >= 1) {
+  const uint64_t budget_work = uint64_t{options.budget_ms} * kZ3WorkPerMs;
+  const bool budget_left = r.solver_work + options.work_spent < budget_work && 1000 * r.seconds + options.wall_spent_ms < backstop_ms(options.budget_ms);
+  if (options.launch && !options.context && r.verdict != Verdict::Proven && budget_left) {
     const program::BasicBlock* fb = block_of(first);
     auto memory_or_barrier = [](const std::string& t) {
       static const char* const kPrefixes[] = {"s_load", "s_buffer", "s_store", "s_dcache", "s_barrier", "global_", "flat_",
@@ -811,13 +854,15 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
       old_ext.insert(old_ext.end(), old_lines.begin(), old_lines.end());
       new_ext.insert(new_ext.end(), new_lines.begin(), new_lines.end());
       ProofOptions back = options;
-      back.budget_ms = static_cast<unsigned>(left_ms);
+      back.work_spent = options.work_spent + r.solver_work;
+      back.wall_spent_ms = options.wall_spent_ms + 1000 * r.seconds;
       back.facts = launch_facts(parent, kernel, start, *options.launch);
       ProofResult e = prove_window(old_ext, new_ext, live_after ? &*live_after : nullptr, back, use_liveness ? &live_at_labels : nullptr);
       if (e.verdict == Verdict::Proven) {
         e.reason += fmt::format(" (window started {} line(s) earlier, at line {}, where the launch facts hold; at the edit: {})",
                                 first - start, start, verdict_name(r.verdict));
         e.seconds += r.seconds;
+        e.solver_work += r.solver_work;
         e.first_line = start, e.last_line = end;
         return e;
       }

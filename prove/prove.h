@@ -44,9 +44,22 @@ struct LiveInState {
 
 inline constexpr uint64_t kMaxMemoryLinks = 16384;
 
+// Solver limits are counted in Z3's resource units ("rlimit"), not in wall-clock time, so that a
+// verdict does not depend on how loaded the machine is: the same proof on a busy CI box and an idle
+// laptop gives the same PROVEN/UNKNOWN. The options keep milliseconds as their unit of account,
+// converted at kZ3WorkPerMs units per ms: measured on the shared 2-core Xeon with prove_test's
+// queries of more than 20 ms of thread CPU time, 1.6-5.5 k units per CPU ms (median 2.6 k); the
+// conversion is approximate by that spread. A wall-clock backstop of kWallBackstop times the same
+// limit (at least 1 s) stops a query whose units grow slowly (then the verdict is load-dependent
+// again; the reason says so).
+inline constexpr uint64_t kZ3WorkPerMs = 2500;
+inline constexpr unsigned kWallBackstop = 4;
+
 struct ProofOptions {
-  unsigned timeout_ms = 2000;  // per solver query
+  unsigned timeout_ms = 2000;  // solver work per query, in ms at kZ3WorkPerMs (see above)
   unsigned budget_ms = 10000;  // all queries of one proof together, prove_edit's earlier-start retry included (then UNKNOWN)
+  uint64_t work_spent = 0;     // units a previous attempt at the same proof already spent (prove_edit's retry)
+  double wall_spent_ms = 0;    // its wall-clock time (for the backstop)
   // Load-byte x store-byte links a window's memory chains may hold (Machine::reserve_load): past
   // it the proof is UNKNOWN before the terms are built, since building and freeing them is not
   // under the solver's timeout.
@@ -83,6 +96,7 @@ struct ProofResult {
   size_t first_line = 0, last_line = 0;  // the window in the parent's .text lines (prove_edit)
   std::vector<std::string> facts;        // the launch facts the proof assumed (fact_text), if any
   double seconds = 0;
+  uint64_t solver_work = 0;    // Z3 resource units the per-location queries spent (what budget_ms counts)
   nlohmann::json to_json() const;
   std::string to_text() const;
 };

@@ -268,5 +268,24 @@ TEST(Prove, CndmaskSignModifiersAreSignBitOperations) {
   EXPECT_EQ(swapped.verdict, Verdict::Disproven) << swapped.to_text();
 }
 
+TEST(Prove, SolverLimitsCountWorkNotWallClock) {
+  // x*x - y*y against (x+y)*(x-y): equal, but only bit-blasting both 32-bit multipliers shows it
+  // (simplification does not). Under a limit of about 1 ms of solver work the proof gives up, and
+  // it gives up the same way every time: the limit is Z3's resource count, not the clock, so the
+  // work spent is identical on every run whatever the machine's load.
+  program::RegSet live;
+  live.bits.set(program::RegSet::kVgpr + 0);
+  const std::vector<std::string> a = {"v_mul_lo_u32 v3, v1, v1", "v_mul_lo_u32 v4, v2, v2", "v_sub_u32_e32 v0, v3, v4"};
+  const std::vector<std::string> b = {"v_add_u32_e32 v5, v1, v2", "v_sub_u32_e32 v6, v1, v2", "v_mul_lo_u32 v0, v5, v6"};
+  ProofOptions o;
+  o.timeout_ms = 1, o.budget_ms = 4;
+  const ProofResult first = prove_window(a, b, &live, o), second = prove_window(a, b, &live, o);
+  EXPECT_EQ(first.verdict, Verdict::Unknown) << first.to_text();
+  EXPECT_NE(first.reason.find("work limit"), std::string::npos) << first.to_text();
+  EXPECT_GT(first.solver_work, 0u);
+  EXPECT_EQ(first.solver_work, second.solver_work) << "the work spent depends on nothing but the query";
+  EXPECT_EQ(first.reason, second.reason);
+}
+
 }  // namespace
 }  // namespace asmevo::prove
