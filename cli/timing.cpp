@@ -142,6 +142,8 @@ int run_time(const TimingOptions& o) {
                         m.sample.sampled ? fmt::format(", sampled: within +-{:.1f} %", 100 * m.sample.error_bound) : "");
     text += fmt::format("  clock             {:.3f} GHz under this load (peak {} GHz); launch overhead {:.1f} us more, not included\n",
                         m.clock_ghz, m.hw->clock_ghz, m.hw->launch_overhead_us);
+    text += fmt::format("  kernel start/end  {:.1f} us more in a measured kernel duration (profiler, graph replay), not included\n",
+                        m.hw->kernel_boundary_us);
     text += fmt::format("  sample            {}\n", m.sample.sampled ? m.sample.description : "every workgroup simulated (exact)");
     text += fmt::format("  roofline bound    {:.3f} us ({}), modeled/roofline {:.2f}\n", m.roofline_cycles / (m.hw->clock_ghz * 1e3),
                         m.roofline_bound, m.roofline_cycles > 0 ? m.cycles / m.roofline_cycles : 0.0);

@@ -74,6 +74,9 @@ constexpr HwParams kRows[] = {
         // clock row. Held out: the blog's BF16 (1207 MHz) and FP8 (1230 MHz) clocks, which one figure per processor misses by 5-7 %.
         .clock_mfma_ghz = 1.115,
         .launch_overhead_us = 4.5,  // launch + cleanup on MI300X, second-hand (Kog AI via secondary page, notes D) [U]
+        // MGPUSim's MI300A calibration: 1800 cycles (1.0 us at 1.8 GHz) for a back-to-back launch, which it calls an
+        // estimate, not a measurement (sarchlab/mgpusim mi300a_calibration.md; notes section 7) [U].
+        .kernel_boundary_us = 1.0,
     },
     {
         .arch = codeobj::Arch::gfx90a, .device = "MI250X (one GCD)",
@@ -96,6 +99,9 @@ constexpr HwParams kRows[] = {
         .hbm_efficiency = 0.783,  // the MI300X fit reused [U] (held out: MI250X BabelStream 1.3-1.4 of 1.6 TB/s, bench/calibration)
         .clock_mfma_ghz = 1.7,    // [U] no published sustained clock under MFMA: no throttling modeled
         .launch_overhead_us = 2.0,  // MI210 back-to-back launches, measured fit (te42kyfo/gpu-benches gpu-small-kernels)
+        // The same measured MI210 floor: back to back in a graph, a small kernel's time per launch is about 2 us
+        // (te42kyfo/gpu-benches gpu-small-kernels/mi210_rocm60_graph.txt), its own body a small part of it [D].
+        .kernel_boundary_us = 2.0,
     },
     {
         .arch = codeobj::Arch::gfx950, .device = "MI355X",
@@ -121,6 +127,7 @@ constexpr HwParams kRows[] = {
         .hbm_efficiency = 0.783,  // the MI300X fit reused [U]
         .clock_mfma_ghz = 2.4,    // [U] no published sustained clock under MFMA: no throttling modeled
         .launch_overhead_us = 4.5,  // the MI300X figure reused [U]
+        .kernel_boundary_us = 1.0,  // the MI300X figure reused [U]
     },
 };
 

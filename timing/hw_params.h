@@ -61,6 +61,11 @@ struct HwParams {
   double hbm_efficiency;        // achievable share of hbm_bw for streaming traffic (refresh, page and bank conflicts)
   double clock_mfma_ghz;        // sustained engine clock with every matrix unit busy (power limit)
   double launch_overhead_us;    // host launch to kernel start and end to completion signal: reported, not in the kernel time
+  // The device's own start and end of one kernel, which a measured kernel duration (profiler timestamps, or a graph
+  // replay's time per kernel) includes and the simulated kernel does not: the command processor's dispatch setup
+  // before the first wave and the end-of-kernel release after the last write. Reported next to the kernel time, not in
+  // its cycles; bench/calibration adds it to rows that time whole kernels. Part of launch_overhead_us, not added to it.
+  double kernel_boundary_us;
 };
 
 // The part of the device a simulation models: `xcds` dies of `cus_per_xcd` CUs each. A slice smaller

@@ -136,6 +136,7 @@ nlohmann::json time_json(const ModelResult& m) {
           {"clock_ghz", m.clock_ghz},
           {"peak_clock_ghz", m.hw->clock_ghz},
           {"launch_overhead_us", m.hw->launch_overhead_us},
+          {"kernel_boundary_us", m.hw->kernel_boundary_us},
           {"cycles", m.cycles},
           {"microseconds", m.microseconds},
           {"workgroups", m.workgroups},

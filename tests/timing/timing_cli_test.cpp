@@ -74,6 +74,20 @@ TEST(TimingCli, TimeSaysItIsModeled) {
   EXPECT_GT(j["occupancy"]["waves_per_simd"].get<int>(), 0);
 }
 
+// The device's start and end of a kernel (HwParams::kernel_boundary_us) is printed next to the kernel time, which
+// stays the simulated kernel alone: microseconds are the cycles at the modeled clock.
+TEST(TimingCli, TimeReportsTheKernelStartAndEndApart) {
+  std::string out;
+  ASSERT_EQ(run(cli() + " time " + vector_add() + " --launch " + perf_spec() + " --perf small_batch", &out), 0) << out;
+  EXPECT_NE(out.find("kernel start/end  1.0 us more in a measured kernel duration"), std::string::npos) << out;
+  ASSERT_EQ(run(cli() + " time --json " + vector_add() + " --launch " + perf_spec() + " --perf small_batch", &out), 0) << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["schema"], "asmevo.time/1");
+  EXPECT_DOUBLE_EQ(j["kernel_boundary_us"].get<double>(), 1.0);  // MI300X: MGPUSim's 1800-cycle estimate [U]
+  const double us = j["microseconds"].get<double>(), cycles = j["cycles"].get<double>(), ghz = j["clock_ghz"].get<double>();
+  EXPECT_NEAR(us, cycles / (ghz * 1e3), 1e-9 * us);  // not included in the kernel time
+}
+
 TEST(TimingCli, ProfileShowsHotWindowsWithinTheLengthLimit) {
   std::string out;
   ASSERT_EQ(run(cli() + " profile " + object() + " --launch " + spec() + " --windows 3 --window-length 16", &out), 0) << out;
