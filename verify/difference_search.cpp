@@ -196,19 +196,31 @@ DifferenceSearch search_difference(Backend& backend, const LoadedKernel& k0, con
     std::vector<std::vector<uint8_t>> bytes(base.args.size());
     std::string what;
     const Movable& m = movable[pick(movable.size())];
-    // Two of three moves start from a random shift between K0's edges (a wrong estimate often
-    // shows only for small or large values: a quotient n / d with n far below 1 / d).
-    if (plan.size() % 3 != 0) {
+    // Moves in turn: one element at a random magnitude; every element of one buffer redrawn; and
+    // (two of four) a random shift between K0's edges, then a nudge (a wrong estimate often shows
+    // only for small or large values: a quotient n / d with n far below 1 / d).
+    const size_t kind = plan.size() % 4;
+    if (kind >= 2) {
       int lo = 0, hi = 0;  // between the outermost edges (the dtype's ends where there is none)
       for (const Edge& e : edges) lo = std::min(lo, e.shift), hi = std::max(hi, e.shift);
       if (edges.empty()) lo = lowest, hi = highest;
-      const int k = std::uniform_int_distribution<int>(lo, hi)(rng);
+      // Half of them within 8 of an end: where a quotient n / d meets n far below 1 / d, or the
+      // candidate's values leave the range before the original's.
+      int k = std::uniform_int_distribution<int>(lo, hi)(rng);
+      if (rng() & 1) k = rng() & 1 ? std::min(hi, lo + static_cast<int>(pick(9))) : std::max(lo, hi - static_cast<int>(pick(9)));
       bytes = shifted(k);
       what = fmt::format("shift 2^{}, ", k);
     }
     if (bytes[m.arg].empty()) bytes[m.arg] = inputs[m.arg];
     const std::string name = base.args[m.arg].name.empty() ? "arg" + std::to_string(m.arg) : base.args[m.arg].name;
-    if (plan.size() % 3 == 0) {  // one element at a random magnitude of the dtype's whole range
+    if (kind == 1) {  // every element the workgroups read redrawn: random sign, exponent within 12 of the largest
+      for (uint64_t e : m.elements) {
+        const int exponent = m.largest_exponent + std::uniform_int_distribution<int>(-12, 4)(rng);
+        const double v = std::ldexp(std::uniform_real_distribution<double>(1, 2)(rng), exponent) * (rng() & 1 ? -1 : 1);
+        if (auto b = element_from_number(m.dtype, v)) set_element_bits(bytes[m.arg], m.dtype, e, *b);
+      }
+      what += fmt::format("every {} element read redrawn (exponents 2^{}..2^{})", name, m.largest_exponent - 12, m.largest_exponent + 4);
+    } else if (kind == 0) {  // one element at a random magnitude of the dtype's whole range
       const uint64_t e = m.elements[pick(m.elements.size())];
       const int exponent = std::uniform_int_distribution<int>(m.range.emin - m.range.mantissa, m.range.emax)(rng);
       const double mant = std::uniform_real_distribution<double>(1, 2)(rng);

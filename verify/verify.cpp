@@ -559,8 +559,11 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     so.steps = options.difference_search_steps;
     const uint64_t limit = ref.outcomes().front().max_wave_instructions * options.step_limit_factor + options.step_limit_slack;
     DifferenceSearch ds = search_difference(ref.backend(), ref.loaded(), *loaded, ref.runs().front(), limit, so);
+    std::string edges;
+    if (ds.upper_edge) edges += fmt::format(", K0's overflow edge at shift 2^{}", *ds.upper_edge);
+    if (ds.lower_edge) edges += fmt::format(", K0's denormal edge at shift 2^{}", *ds.lower_edge);
     r.notes.push_back(ds.note.empty() ? fmt::format("difference search: {} candidate run(s) beside {} observed run(s) of the original on the "
-                                                    "first and last workgroup{}", ds.k1_runs, ds.k0_runs, ds.run ? ": outputs differ" : ", outputs agree")
+                                                    "first and last workgroup{}{}", ds.k1_runs, ds.k0_runs, edges, ds.run ? ": outputs differ" : ", outputs agree")
                                       : "difference search: not run: " + ds.note);
     if (ds.run) {
       VerifyOptions whole = options;
