@@ -150,15 +150,12 @@ class DecisionObserver final : public emu::ExecObserver {
                  int lane) override {
     if (write || in.ndst < 1 || !sampled(ctx)) return;
     if (lane < 0 ? in.dst[0].kind != Operand::SGPR : in.dst[0].kind != Operand::VGPR) return;
-    const emu::DeviceMemory::Region* r = ctx.mem->find(address);
-    if (!r || !r->guard) return;
-    size_t arg = 0;
-    if (std::sscanf(r->name.c_str(), "argument %zu", &arg) != 1 || arg >= spec_.args.size()) return;
+    const auto at = element_at(*ctx.mem, spec_, address);
+    if (!at || !at->aligned) return;
+    const size_t arg = at->arg;
     const std::string& dt = spec_.args[arg].dtype;
-    if (!element_searchable(dt)) return;  // 64-bit and fp8 elements are not tracked
     const unsigned esize = element_bytes(dt);
-    const int64_t off = static_cast<int64_t>(address - r->base) - static_cast<int64_t>(r->guard);
-    if (off < 0 || off % esize) return;
+    const uint64_t off = at->element * esize;
     std::lock_guard lock(mu_);
     WaveShadow& s = shadow_[key(ctx, w)];
     if (lane < 0) {  // a scalar load of buffer data: each SGPR takes its dword's first element (not affine)
@@ -710,6 +707,19 @@ std::string AimedSet::describe() const {
     d += decisions > decision_texts.size() ? "; ...)" : ")";
   }
   return d;
+}
+
+std::optional<ElementAt> element_at(const emu::DeviceMemory& mem, const emu::LaunchSpec& spec, uint64_t address) {
+  const emu::DeviceMemory::Region* r = mem.find(address);
+  if (!r || !r->guard) return std::nullopt;
+  size_t arg = 0;
+  if (std::sscanf(r->name.c_str(), "argument %zu", &arg) != 1 || arg >= spec.args.size()) return std::nullopt;
+  const std::string& dt = spec.args[arg].dtype;
+  if (!element_searchable(dt)) return std::nullopt;  // 64-bit and fp8 elements are not tracked
+  const unsigned esize = element_bytes(dt);
+  const int64_t off = static_cast<int64_t>(address - r->base) - static_cast<int64_t>(r->guard);
+  if (off < 0 || static_cast<uint64_t>(off) / esize >= spec.args[arg].count) return std::nullopt;
+  return ElementAt{arg, static_cast<uint64_t>(off) / esize, off % esize == 0};
 }
 
 ObservedState observe_at(Backend& backend, const LoadedKernel& k0, const emu::LaunchSpec& base, uint64_t pc) {

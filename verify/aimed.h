@@ -113,6 +113,16 @@ struct ObservedState {
 };
 ObservedState observe_at(Backend& backend, const LoadedKernel& k0, const emu::LaunchSpec& base, uint64_t pc);
 
+// The buffer element of `spec` that a memory access at `address` meets: (argument, element), none
+// outside the buffers' data (guard zones, kernarg, scratch) or for dtypes the search does not handle
+// (verify/element_value.h).
+struct ElementAt {
+  size_t arg = 0;
+  uint64_t element = 0;
+  bool aligned = true;  // the address is the element's first byte
+};
+std::optional<ElementAt> element_at(const emu::DeviceMemory& mem, const emu::LaunchSpec& spec, uint64_t address);
+
 // A concrete run: `base` (observed in `st`) with elements (argument, element, value) set, the value
 // written in the buffer's dtype (f32, or i32/u32 rounded). None when no element could be placed.
 std::optional<emu::LaunchSpec> with_elements(const emu::LaunchSpec& base, const ObservedState& st,

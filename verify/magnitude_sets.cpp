@@ -9,13 +9,30 @@
 
 namespace asmevo::verify {
 
-std::vector<MagnitudeTarget> magnitude_targets(const std::string& dtype) {
+std::optional<FloatRange> float_range(const std::string& dtype) {
   // IEEE 754 binary32 / binary16 and bfloat16 (8-bit exponent like binary32): largest finite
   // exponent emax, smallest normal exponent emin, mantissa bits p - 1.
-  int emax = 0, emin = 0, mantissa = 0;
-  if (dtype == "f32" || dtype == "bf16") emax = 127, emin = -126, mantissa = dtype == "f32" ? 23 : 7;
-  else if (dtype == "f16") emax = 15, emin = -14, mantissa = 10;
-  else return {};
+  if (dtype == "f32" || dtype == "bf16") return FloatRange{127, -126, dtype == "f32" ? 23 : 7};
+  if (dtype == "f16") return FloatRange{15, -14, 10};
+  return std::nullopt;
+}
+
+void scale_elements(std::vector<uint8_t>& bytes, const std::string& dtype, int shift, const std::vector<uint64_t>* only) {
+  auto scale = [&](uint64_t e) {
+    const double x = element_number(dtype, element_bits(bytes, dtype, e));
+    if (!std::isfinite(x)) return;  // Inf/NaN from a file stay as they are
+    if (auto b = element_from_number(dtype, std::ldexp(x, shift))) set_element_bits(bytes, dtype, e, *b);
+  };
+  if (only)
+    for (uint64_t e : *only) scale(e);
+  else
+    for (uint64_t e = 0, n = bytes.size() / element_bytes(dtype); e < n; ++e) scale(e);
+}
+
+std::vector<MagnitudeTarget> magnitude_targets(const std::string& dtype) {
+  const auto r = float_range(dtype);
+  if (!r) return {};
+  const int emax = r->emax, emin = r->emin, mantissa = r->mantissa;
   return {{emax, "the top of the range"},
           {emax / 2, "squares overflow"},
           {emin / 2, "squares underflow"},
@@ -63,12 +80,7 @@ std::vector<MagnitudeSet> magnitude_sets(const emu::LaunchSpec& base, const std:
       if (t >= targets.size()) continue;
       const int shift = targets[t].exponent - std::ilogb(sc.largest);
       std::vector<uint8_t> bytes = *inputs[a];
-      const uint64_t n = bytes.size() / element_bytes(arg.dtype);
-      for (uint64_t e = 0; e < n; ++e) {
-        const double x = element_number(arg.dtype, element_bits(bytes, arg.dtype, e));
-        if (!std::isfinite(x)) continue;  // Inf/NaN from a file stay as they are
-        if (auto b = element_from_number(arg.dtype, std::ldexp(x, shift))) set_element_bits(bytes, arg.dtype, e, *b);
-      }
+      scale_elements(bytes, arg.dtype, shift);
       set_input_bytes(set.run.args[a], std::move(bytes));
       scaled += fmt::format("{}{} by 2^{} (largest |x| = 2^{}, {}: {})", scaled.empty() ? "" : ", ", name, shift, targets[t].exponent,
                             arg.dtype, targets[t].aim);

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,17 @@ struct MagnitudeTarget {
   const char* aim;
 };
 std::vector<MagnitudeTarget> magnitude_targets(const std::string& dtype);
+
+// The exponent range of a float dtype with a range (f32, f16, bf16; none for the others): largest
+// finite exponent, smallest normal exponent, stored mantissa bits.
+struct FloatRange {
+  int emax, emin, mantissa;
+};
+std::optional<FloatRange> float_range(const std::string& dtype);
+
+// Every finite element (of `only`, when given) multiplied by 2^shift, rounded to the dtype where it
+// goes denormal; one the dtype cannot hold (overflow) keeps its value. Inf and NaN stay.
+void scale_elements(std::vector<uint8_t>& bytes, const std::string& dtype, int shift, const std::vector<uint64_t>* only = nullptr);
 
 // One set per target (targets are per dtype; set i uses target i of each buffer), every float
 // buffer scaled. `inputs` are

@@ -18,6 +18,7 @@
 #include "emu/wave.h"
 #include "support/error.h"
 #include "verify/aimed.h"
+#include "verify/difference_search.h"
 #include "verify/compare.h"
 #include "verify/counterexample.h"
 
@@ -552,6 +553,41 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
                                               : fmt::format("{}[{}] ({})", m.buffer, m.index, m.kind);
     return finish(Verdict::Different, fmt::format("{} mismatch(es) in {} of {} runs; first: {} in {}: K0 {}, K1 {}", r.mismatch_count,
                                                   r.differing_runs.size(), r.runs_done, what, m.run_label, m.k0, m.k1));
+  }
+  if (options.difference_search_steps && !ref.runs().empty()) {
+    DifferenceSearchOptions so;
+    so.steps = options.difference_search_steps;
+    const uint64_t limit = ref.outcomes().front().max_wave_instructions * options.step_limit_factor + options.step_limit_slack;
+    DifferenceSearch ds = search_difference(ref.backend(), ref.loaded(), *loaded, ref.runs().front(), limit, so);
+    std::string edges;
+    if (ds.upper_edge) edges += fmt::format(", K0's overflow edge at shift 2^{}", *ds.upper_edge);
+    if (ds.lower_edge) edges += fmt::format(", K0's denormal edge at shift 2^{}", *ds.lower_edge);
+    r.notes.push_back(ds.note.empty() ? fmt::format("difference search: {} candidate run(s) beside {} observed run(s) of the original on the "
+                                                    "first and last workgroup{}{}", ds.k1_runs, ds.k0_runs, edges, ds.run ? ": outputs differ" : ", outputs agree")
+                                      : "difference search: not run: " + ds.note);
+    if (ds.run) {
+      VerifyOptions whole = options;
+      whole.aimed_inputs = false;
+      whole.difference_search_steps = 0;
+      whole.after_static = {};
+      try {
+        Reference cref(ref.backend(), ref.k0(), {*ds.run}, whole);
+        VerifyReport cr = verify_candidate(cref, k1, whole);
+        if (cr.verdict == Verdict::Different || cr.verdict == Verdict::Fault || cr.verdict == Verdict::Unsafe) {
+          cr.evidence.kind = "searched input";
+          cr.evidence.detail = ds.description;
+          cr.runs_done += r.runs_done;
+          cr.runs_total += r.runs_total;
+          cr.notes.insert(cr.notes.begin(), r.notes.begin(), r.notes.end());
+          cr.sampled_runs = r.sampled_runs;
+          cr.seconds = since(t0);
+          return cr;
+        }
+        r.notes.push_back("difference search: the whole launch with that input agrees (" + cr.summary + ")");
+      } catch (const Error& e) {  // the original refuses the input as a whole launch: no evidence
+        r.notes.push_back("difference search: the original refuses the searched input as a whole launch: " + e.what_text());
+      }
+    }
   }
   std::string kinds;
   for (const auto& [kind, n] : r.runs_by_kind) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, kind);

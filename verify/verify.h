@@ -96,6 +96,11 @@ struct VerifyOptions {
   bool lds_race_check = true;
   // K1's per-wave step limit: factor x K0's longest wave in that run + slack.
   uint64_t step_limit_factor = 4, step_limit_slack = 100000;
+  // After every run agreed: candidate runs of the difference search (verify/difference_search.h)
+  // on the sampled workgroups of the first run, beside observed runs of K0; an input whose outputs
+  // differ there is run as a whole launch, and a difference there is the verdict ("searched input").
+  // 0: no search.
+  unsigned difference_search_steps = 32;
   // A gate between the static checks and the runs (the optimizer's proof stage, search/cascade.cpp):
   // a non-empty reason stops verification with DIFFERENT before anything is emulated.
   std::function<std::string()> after_static;

@@ -11,7 +11,7 @@ run passing: OPEN and unlisted survivors stay in the denominator.
 """
 import collections, glob, json, os, sys
 
-NEWEST = {'vary-survivors.txt': 0, 'equivalence-evidence.txt': 1, 's6-num.txt': 2, 's6-run.txt': 2, 's7.txt': 3, 's7-kb.txt': 3}
+NEWEST = {'vary-survivors.txt': 0, 'equivalence-evidence.txt': 1, 's6-num.txt': 2, 's6-run.txt': 2, 's7.txt': 3, 's7-kb.txt': 3, 's8.txt': 4}
 SHOWN = {'ARGUMENT', 'ADMITTED', 'EXHAUSTIVE', 'PROVEN'}
 
 

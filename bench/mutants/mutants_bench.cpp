@@ -271,6 +271,8 @@ int main(int argc, char** argv) try {
             kernel_killed += r.verdict != verify::Verdict::Equivalent && r.verdict != verify::Verdict::Error;
           }
           entry["edit_executed"] = executed;
+          for (const auto& n : r.notes)  // what the difference search did (verify/difference_search.h)
+            if (n.starts_with("difference search")) entry["difference_search"].push_back(n);
           if (r.verdict == verify::Verdict::Equivalent && !executed) ++row.survived_unexecuted;
           if (r.verdict == verify::Verdict::Equivalent && executed) {
             std::string why = mutants::known_equivalent(prog, k.name, m);
