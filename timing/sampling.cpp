@@ -96,8 +96,11 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
   // The grid's last workgroup (the partial tail tile, and the last one dispatched) belongs in every sample. A
   // slice whose whole stream is the first workgroup alone (a launch of a few workgroups, each over half the
   // budget) cannot hold it: the next larger slice, whose stream is two workgroups, runs the first and, in place
-  // of its second, the last (below), one workgroup over the budget (docs/timing.md, "Sampling": the tail).
-  if (pick->slice_groups == 1 && grid_groups > 1 && slices.size() >= 2) {
+  // of its second, the last (below), one workgroup over the budget (docs/timing.md, "Sampling": the tail). Not
+  // when one workgroup alone costs more than the sample and the warming together may (total_wave_instructions,
+  // the 1 s): a second would double a cost already over it, and the bound keeps kOneWorkgroupAllowance.
+  const bool tail_affordable = per_group <= std::max(budget, opt.total_wave_instructions);
+  if (pick->slice_groups == 1 && grid_groups > 1 && slices.size() >= 2 && tail_affordable) {
     const auto [x, c] = slices[slices.size() - 2];
     Choice two{x, c, 1};
     two.slice_groups = slice_count(hw, grid_groups, x, c);

@@ -119,7 +119,8 @@ TEST(Sampling, WarmingTakesAsManyWorkgroupsAsFitItsCostSpreadOverTheOthers) {
 }
 
 // The grid's last workgroup is in every sample: a launch of a few workgroups, each over half the budget (or
-// over all of it), whose one-CU slice would hold the first alone, runs the first and the last on two XCDs' first CUs.
+// over all of it, within the total cost), whose one-CU slice would hold the first alone, runs the first and the
+// last on two XCDs' first CUs.
 TEST(Sampling, ASampleOfAFewLargeWorkgroupsHoldsTheFirstAndTheLast) {
   const HwParams& hw = hw_params(codeobj::Arch::gfx942);
   SampleOptions so;
@@ -137,6 +138,11 @@ TEST(Sampling, ASampleOfAFewLargeWorkgroupsHoldsTheFirstAndTheLast) {
   }
   // One workgroup: nothing else to hold.
   EXPECT_EQ(plan_sample(hw, 1, 2, 1500, so).workgroups, std::vector<uint64_t>{0});
+  // One workgroup over the total cost (sample and warming): the first alone, the bound's one-workgroup allowance.
+  SampleOptions tight = so;
+  tight.total_wave_instructions = 1000;
+  EXPECT_EQ(plan_sample(hw, 4, 2, 1500, tight).workgroups, std::vector<uint64_t>{0});
+  EXPECT_EQ(plan_sample(hw, 4, 2, 600, tight).workgroups, (std::vector<uint64_t>{0, 3})) << "within the total: the tail too";
   // A partial last round of a one-CU slice: the grid's last workgroups are its tail.
   const SamplePlan rounds = plan_sample(hw, 4ull * hw.cus + 1, 2, 600, so);
   ASSERT_TRUE(rounds.sampled);
