@@ -207,6 +207,29 @@ uint16_t f32_to_f16(float f) {
   return std::bit_cast<uint16_t>(static_cast<_Float16>(f));
 }
 
+// Eight f32 -> f16 at once (bytes `h`, unaligned), the same bits as f32_to_f16 on each: F16C's packed conversion
+// rounds to nearest even as its scalar form does; a block holding a NaN goes value by value (f32_to_f16's NaN
+// rule). The per-value call (a target-specific function cannot inline) was most of an f16 input's store (perf on
+// bench/timing/sampling_bench, triton/matmul_128_kernel:decode_b64).
+#if defined(__x86_64__)
+__attribute__((target("f16c,avx"))) bool f32x8_to_f16_f16c(const float* f, uint8_t* h) {
+  const __m256 x = _mm256_loadu_ps(f);
+  if (_mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q))) return false;
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(h), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+  return true;
+}
+#endif
+void f32x8_to_f16(const float* f, uint8_t* h) {
+#if defined(__x86_64__)
+  static const bool packed = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  if (packed && f32x8_to_f16_f16c(f, h)) return;
+#endif
+  for (unsigned j = 0; j < 8; ++j) {
+    const uint16_t v = f32_to_f16(f[j]);
+    std::memcpy(h + 2 * j, &v, 2);
+  }
+}
+
 template <class T> void put(uint8_t* b, size_t i, T v) { std::memcpy(b + i * sizeof(T), &v, sizeof(T)); }
 
 // Element i of `b` (elements of type K) set to v.
@@ -230,7 +253,13 @@ template <Store K> void store_as(uint8_t* b, size_t i, double v) {
 // of a sampled f16 GEMM's input generation; perf on bench/timing/sampling_bench).
 template <class Value> void store_all(uint8_t* b, Store k, size_t n, Value value) {
   auto each = [&]<Store K>() {
-    for (size_t i = 0; i < n; ++i) store_as<K>(b, i, value(i));
+    size_t i = 0;
+    if constexpr (K == Store::F16)  // eight at a time (f32x8_to_f16), drawn in the same order
+      for (float block[8]; i + 8 <= n; i += 8) {
+        for (unsigned j = 0; j < 8; ++j) block[j] = static_cast<float>(value(i + j));
+        f32x8_to_f16(block, b + 2 * i);
+      }
+    for (; i < n; ++i) store_as<K>(b, i, value(i));
   };
   switch (k) {
     case Store::F32: return each.template operator()<Store::F32>();

@@ -93,6 +93,21 @@ SamplePlan plan_sample(const HwParams& hw, uint64_t grid_groups, unsigned per_cu
     if (ch.head + ch.tail > ch.slice_groups) ch.tail = ch.slice_groups - ch.head;
     pick = ch;
   }
+  // The grid's last workgroup (the partial tail tile, and the last one dispatched) belongs in every sample. A
+  // slice whose whole stream is the first workgroup alone (a launch of a few workgroups, each over half the
+  // budget) cannot hold it: the next larger slice, whose stream is two workgroups, runs the first and, in place
+  // of its second, the last (below), one workgroup over the budget (docs/timing.md, "Sampling": the tail). Not
+  // when one workgroup alone costs more than the sample and the warming together may (total_wave_instructions,
+  // the 1 s): a second would double a cost already over it, and the bound keeps kOneWorkgroupAllowance.
+  const bool tail_affordable = per_group <= std::max(budget, opt.total_wave_instructions);
+  if (pick->slice_groups == 1 && grid_groups > 1 && slices.size() >= 2 && tail_affordable) {
+    const auto [x, c] = slices[slices.size() - 2];
+    Choice two{x, c, 1};
+    two.slice_groups = slice_count(hw, grid_groups, x, c);
+    two.round = static_cast<uint64_t>(x) * c * per_cu;
+    two.head = two.slice_groups;
+    if (two.slice_groups == 2) pick = two;
+  }
   const Choice& ch = *pick;
   p.sampled = true;
   // Shares of the shared units: of the CUs the launch keeps busy, on the device and per XCD.

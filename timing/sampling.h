@@ -109,7 +109,9 @@ struct SampleEstimate {
 // Now fitted and checked on the same 89 launches: not a held-out figure (docs/timing.md, "Sampling").
 inline constexpr double kSliceErrorAllowance = 0.11;
 // A sample of a single workgroup: how much slower the others may be (largest error of such samples
-// in the same test: 16 %, matmul_naive_f32 1 of 9 workgroups).
+// in the same test: 16 %, matmul_naive_f32 1 of 9 workgroups, before every sample held the grid's last
+// workgroup; a launch of several workgroups now gets a one-workgroup sample only where the next larger
+// slice holds more than two, as on a one-XCD device: plan_sample).
 inline constexpr double kOneWorkgroupAllowance = 0.25;
 
 // The whole launch's cycles from the slice's simulation (`slice_result` of model_launch on the plan's

@@ -1,5 +1,5 @@
-// sampling_bench [--exact-too] [--only SUBSTRING] [--warming-share S] [--slice own-cus|xcd-window] [--probe-peers N]
-//                [--launches DIR] [ARCH]:
+// sampling_bench [--exact-too] [--only SUBSTRING] [--shard I/N] [--warming-share S] [--slice own-cus|xcd-window]
+//                [--probe-peers N] [--launches DIR] [ARCH]:
 // how long modeling one large launch takes on
 // one core, sampled (the default of asmevo time) and, with --exact-too, exact: every launch under
 // bench/timing/launches (a 4096^3 and a 1024^3 GEMM, a 64M-element elementwise kernel, ...) and every
@@ -11,11 +11,14 @@
 // GEMM-like launches whose cross-workgroup reuse the sample may lose (docs/timing.md, "Sampling");
 // --slice: which workgroups a sample's slice runs (timing::SliceWorkgroups); --probe-peers N: the reuse probe's
 // co-residents at most (timing::SampleOptions::reuse_probe_peers; 0: no probe, the sample as before the probe).
+// --shard I/N: only the launches at positions I, I + N, I + 2N, ... of the list (after --only), so that N processes,
+// one a core, time every launch between them (each still one core: docs/timing.md, "Sampling", gives the command).
 #include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,12 +79,28 @@ int main(int argc, char** argv) {
   bool exact_too = false;
   double warming_share = timing::SampleOptions{}.warming_budget_share;
   std::string arch = "gfx942", only, launches_dir;
+  unsigned shard = 0, shards = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--exact-too") exact_too = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--warming-share" && i + 1 < argc) warming_share = std::stod(argv[++i]);
     else if (a == "--launches" && i + 1 < argc) launches_dir = argv[++i];
+    else if (a == "--shard" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      const size_t slash = v.find('/');
+      try {
+        if (slash == std::string::npos) throw std::invalid_argument(v);
+        shard = static_cast<unsigned>(std::stoul(v.substr(0, slash)));
+        shards = static_cast<unsigned>(std::stoul(v.substr(slash + 1)));
+      } catch (const std::exception&) {
+        shards = 0;
+      }
+      if (shards == 0 || shard >= shards) {
+        fmt::print(stderr, "--shard {}: expected I/N with 0 <= I < N, e.g. --shard 3/16\n", v);
+        return 2;
+      }
+    }
     else if (a == "--probe-peers" && i + 1 < argc) probe_peers = static_cast<unsigned>(std::stoul(argv[++i]));
     else if (a == "--slice" && i + 1 < argc) {
       const std::string m = argv[++i];
@@ -113,6 +132,12 @@ int main(int argc, char** argv) {
       cases.push_back({std::string(corpus::set_name(k.set)) + "/" + fs::path(k.spec).stem().string() + ":" + run.perf_name,
                        k.code_object, std::move(run)});
   std::erase_if(cases, [&](const Case& c) { return c.name.find(only) == std::string::npos; });
+  for (size_t i = 0, kept = 0; i < cases.size(); ++i)
+    if (i % shards == shard) {
+      if (kept != i) cases[kept] = std::move(cases[i]);
+      ++kept;
+    }
+  cases.resize((cases.size() + shards - 1 - shard) / shards);
   fmt::print("## {} -- modeled times (asmevo timing model), not measured; cost in CPU seconds, one core\n\n", arch);
   fmt::print("| launch | mode | workgroups | modeled us | simulated workgroups | warming workgroups | probed workgroups | bound % | HBM / MALL MB | CPU s | prepare / emulate / replay % |\n");
   fmt::print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|\n");

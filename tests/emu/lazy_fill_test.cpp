@@ -4,6 +4,7 @@
 // make_buffer's bytes wherever it is read, while a run of one workgroup makes only the pages it touches.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -138,6 +139,35 @@ TEST(EmuLazyFill, KeptChunksGiveFillChunksBytes) {
   EXPECT_EQ(other_got, other_want);
   EXPECT_NE(other_got, want);
   EXPECT_EQ(kept.hits(), 1u);
+}
+
+// An f16 buffer holds each value its f32 twin (same spec, seed and chunk: the same draws) holds, rounded by the
+// compiler's conversion: the eight-at-a-time store gives the per-value bits, on the first chunk and later ones,
+// past the f16 range (infinities), in its subnormals, and in a partial block of eight at the end.
+TEST(EmuLazyFill, F16ChunksHoldTheCompilersConversionOfTheF32Draws) {
+  LaunchSpec s = vector_add(100000);
+  const size_t n = 8 * 300 + 5;
+  for (InitSpec init : {InitSpec{InitSpec::Uniform, -1e5, 1e5}, InitSpec{InitSpec::Normal, 0, 1e-6}, InitSpec{InitSpec::Normal, 0, 1}})
+    for (uint64_t chunk : {uint64_t{0}, uint64_t{3}}) {
+      LaunchSpec f32 = s, f16 = s;
+      f32.args[0].init = f16.args[0].init = init;
+      f32.args[0].dtype = "f32", f16.args[0].dtype = "f16";
+      std::vector<uint8_t> wide(4 * n), narrow(2 * n);
+      fill_chunk(f32, 0, chunk, wide);
+      fill_chunk(f16, 0, chunk, narrow);
+      unsigned infinities = 0, subnormals = 0;
+      for (size_t i = 0; i < n; ++i) {
+        float f;
+        uint16_t h;
+        std::memcpy(&f, wide.data() + 4 * i, 4);
+        std::memcpy(&h, narrow.data() + 2 * i, 2);
+        ASSERT_EQ(h, std::bit_cast<uint16_t>(static_cast<_Float16>(f))) << "element " << i << " of chunk " << chunk << ": " << f;
+        infinities += (h & 0x7fff) == 0x7c00;
+        subnormals += (h & 0x7c00) == 0 && (h & 0x3ff) != 0;
+      }
+      if (init.b == 1e5) EXPECT_GT(infinities, 0u);
+      if (init.b == 1e-6) EXPECT_GT(subnormals, 0u);
+    }
 }
 
 }  // namespace

@@ -118,6 +118,38 @@ TEST(Sampling, WarmingTakesAsManyWorkgroupsAsFitItsCostSpreadOverTheOthers) {
   EXPECT_TRUE(warming_groups(hw, rounds, 1, per_group, 1e12).empty());
 }
 
+// The grid's last workgroup is in every sample: a launch of a few workgroups, each over half the budget (or
+// over all of it, within the total cost), whose one-CU slice would hold the first alone, runs the first and the
+// last on two XCDs' first CUs.
+TEST(Sampling, ASampleOfAFewLargeWorkgroupsHoldsTheFirstAndTheLast) {
+  const HwParams& hw = hw_params(codeobj::Arch::gfx942);
+  SampleOptions so;
+  so.budget_wave_instructions = 1000;
+  for (double per_group : {600.0, 1500.0}) {  // within the budget alone, and over it
+    for (uint64_t grid : {uint64_t{2}, uint64_t{4}, uint64_t{5}, uint64_t{hw.cus}}) {
+      const SamplePlan p = plan_sample(hw, grid, 2, per_group, so);
+      ASSERT_TRUE(p.sampled) << grid;
+      EXPECT_EQ(p.workgroups, (std::vector<uint64_t>{0, grid - 1})) << grid << " workgroups of " << per_group;
+      EXPECT_EQ(p.slice.xcds, 2u);
+      EXPECT_EQ(p.slice.cus_per_xcd, 1u);
+      EXPECT_EQ(p.slice_groups, 2u);
+      EXPECT_EQ(p.head_groups + p.tail_groups, 2u) << "nothing extrapolated";
+    }
+  }
+  // One workgroup: nothing else to hold.
+  EXPECT_EQ(plan_sample(hw, 1, 2, 1500, so).workgroups, std::vector<uint64_t>{0});
+  // One workgroup over the total cost (sample and warming): the first alone, the bound's one-workgroup allowance.
+  SampleOptions tight = so;
+  tight.total_wave_instructions = 1000;
+  EXPECT_EQ(plan_sample(hw, 4, 2, 1500, tight).workgroups, std::vector<uint64_t>{0});
+  EXPECT_EQ(plan_sample(hw, 4, 2, 600, tight).workgroups, (std::vector<uint64_t>{0, 3})) << "within the total: the tail too";
+  // A partial last round of a one-CU slice: the grid's last workgroups are its tail.
+  const SamplePlan rounds = plan_sample(hw, 4ull * hw.cus + 1, 2, 600, so);
+  ASSERT_TRUE(rounds.sampled);
+  EXPECT_EQ(rounds.slice.cus(), 1u);
+  EXPECT_EQ(rounds.workgroups.back(), 4ull * hw.cus);
+}
+
 // SliceWorkgroups::XcdWindow: of every device round of an XCD's stream, the first positions, as many as the
 // slice holds at once (neighbours that share the XCD's L2); with one workgroup per CU the OwnCus sample.
 TEST(Sampling, XcdWindowTakesNeighboursInEachXcdStreamPerDeviceRound) {
