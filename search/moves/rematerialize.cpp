@@ -11,6 +11,7 @@
 
 #include "check/isa.h"
 #include "program/decoder.h"
+#include "program/reaching.h"
 #include "rebuild/assembler.h"
 #include "search/moves/probe.h"
 #include "search/moves/register_compact.h"
@@ -146,49 +147,29 @@ struct Flow {
     }
     return seen;
   }
-  // The one line whose write of `r` reaches line `k`; none when several do, when the function's
-  // entry value may, or when that line writes `r` only in part or with other registers.
-  std::optional<size_t> unique_def(size_t k, const RegRange& r) const {
-    std::vector<char> seen(n, 0);
-    std::vector<size_t> todo(pred[k]);
-    if (todo.empty()) return std::nullopt;
-    std::optional<size_t> def;
-    while (!todo.empty()) {
-      size_t w = todo.back();
-      todo.pop_back();
-      if (seen[w]) continue;
-      seen[w] = 1;
-      if (writes(w, r)) {
-        if (def && *def != w) return std::nullopt;
-        def = w;
-        continue;
-      }
-      if (pred[w].empty()) return std::nullopt;  // the entry value (or an unreachable start) reaches k
-      for (size_t x : pred[w]) todo.push_back(x);
-    }
-    if (!def || regs[*def].defs.size() != 1 || regs[*def].defs[0] != r || may_write_part(line(*def)) || reads(*def, r)) return std::nullopt;
-    return def;
+  // Whether line `d` writes exactly `r`, whole, and does not read it.
+  bool writes_whole(size_t d, const RegRange& r) const {
+    return regs[d].defs.size() == 1 && regs[d].defs[0] == r && !may_write_part(line(d)) && !reads(d, r);
   }
-  // The lines that read the value line `d` writes into `r` (forward until `r` is written again);
-  // nullopt when one of them also writes `r` or is reached by another write of `r`.
+  // The one line whose write of `r` reaches line `k` (program/reaching.h); none when several do,
+  // when the function's entry value may, or when that line writes `r` only in part or with other
+  // registers, or reads it.
+  std::optional<size_t> unique_def(size_t k, const RegRange& r) const {
+    const std::set<size_t> defs = program::reaching_definitions(p, f, f.begin + k, r);
+    if (defs.size() != 1 || *defs.begin() == program::kEntryValue || !writes_whole(*defs.begin() - f.begin, r)) return std::nullopt;
+    return *defs.begin() - f.begin;
+  }
+  // The lines that read the value line `d` writes into `r` (those it reaches); nullopt when one of
+  // them also writes `r` or is reached by another write of `r`, or `d` does not write `r` whole.
   std::optional<std::vector<size_t>> uses_of(size_t d, const RegRange& r) const {
-    std::vector<char> seen(n, 0);
-    std::vector<size_t> todo(succ[d]), uses;
-    while (!todo.empty()) {
-      size_t w = todo.back();
-      todo.pop_back();
-      if (seen[w]) continue;
-      seen[w] = 1;
-      if (reads(w, r)) {
-        if (writes(w, r)) return std::nullopt;
-        uses.push_back(w);
-      }
-      if (writes(w, r)) continue;
-      for (size_t x : succ[w]) todo.push_back(x);
+    std::vector<size_t> uses;
+    for (size_t u = 0; u < n; ++u) {
+      if (!instr[u] || !reads(u, r)) continue;
+      const std::set<size_t> defs = program::reaching_definitions(p, f, f.begin + u, r);
+      if (!defs.contains(f.begin + d)) continue;
+      if (writes(u, r) || defs.size() != 1 || !writes_whole(d, r)) return std::nullopt;
+      uses.push_back(u);
     }
-    for (size_t u : uses)
-      if (unique_def(u, r) != d) return std::nullopt;
-    std::sort(uses.begin(), uses.end());
     return uses;
   }
 };

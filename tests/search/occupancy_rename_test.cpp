@@ -126,8 +126,10 @@ TEST(OccupancyRenameTest, Matmul128RecomputesAddressesAndIssuesLoadsLater) {
   // 4 waves need 64. Rematerialization drops the loop's six swizzled LDS read addresses (each one
   // v_xor_b32 of v17/v18, recomputed into the ds_read's own destination) and prologue values;
   // sinking issues the B prefetch after the first MFMAs. The loop then needs 64; the epilogue's
-  // AGPR round trips still need 67, so no renaming is proposed yet. Each stage checks clean and
-  // verifies EQUIVALENT.
+  // AGPR round trips (agpr_round_trip.h, occupancy renaming's first stage) are checked in
+  // agpr_round_trip_test.cpp. Renaming is still refused: 64 values live at the loop's first MFMA
+  // leave v24..v29 free, and the tuples above v63 (v[62:65], v[66:69] of the LDS reads) need 4
+  // aligned registers each. Each stage checks clean and verifies EQUIVALENT.
   const std::string kernel = "matmul_128_kernel";
   auto k0 = load(corpus::triton_object("gfx942", kernel));
   auto p = program::Program::recover(k0);
