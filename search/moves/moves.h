@@ -25,6 +25,7 @@ std::unique_ptr<Move> make_dead_code_move();         // dead_code.cpp
 std::unique_ptr<Move> make_nop_minimize_move();      // nop_minimize.cpp
 std::unique_ptr<Move> make_register_compact_move();  // register_compact.cpp
 std::unique_ptr<Move> make_occupancy_rename_move();  // occupancy_rename.cpp
+std::unique_ptr<Move> make_agpr_round_trip_move();   // agpr_round_trip.cpp
 std::unique_ptr<Move> make_reschedule_move();        // reschedule.cpp
 std::unique_ptr<Move> make_specialize_move();        // specialize.cpp
 std::unique_ptr<Move> make_lds_forward_move();       // lds_forward.cpp

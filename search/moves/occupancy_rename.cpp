@@ -12,6 +12,7 @@
 #include "search/moves/moves.h"
 #include "search/moves/probe.h"
 #include "search/moves/register_compact.h"
+#include "search/moves/agpr_round_trip.h"
 #include "search/moves/rematerialize.h"
 #include "support/error.h"
 
@@ -81,7 +82,7 @@ static OccupancyRenaming rename_only(const program::Program& p, const std::strin
   if (!ap)
     throw Error("occupancy renaming needs a modeled processor (gfx90a, gfx942, gfx950), not " + p.original().target().processor,
                 p.original().elf().name());
-  OccupancyRenaming r{p, {}, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, ""};
+  OccupancyRenaming r{p, {}, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0, ""};
   if (!f.callees.empty()) {
     r.refused = "it calls device functions";
     return r;
@@ -291,34 +292,46 @@ OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::str
   OccupancyRenaming r = rename_only(p, kernel);
   if (!r.lines.empty() || r.vgpr_limit == 0 || r.max_live_vgprs == 0 || r.refused.find("finds no register free") == std::string::npos)
     return r;
-  // Renaming cannot get under the limit: recompute cheap values instead of holding them, issue
-  // loads later where registers free up, then rename.
-  program::Program staged = p;
-  std::string steps;
-  Rematerialization rm = rematerialize_vgprs(p, kernel, r.vgpr_limit);
-  if (!rm.values.empty()) {
-    staged = rm.program;
-    steps += fmt::format("{} value(s) rematerialized (the most VGPRs one line needs {} -> {})", rm.values.size(), rm.need_before, rm.need_after);
-  }
-  LoadSinking sk = sink_loads_for_pressure(staged, kernel, r.vgpr_limit);
-  if (!sk.moves.empty()) {
-    staged = sk.program;
-    steps += fmt::format("{}{} load group(s) issued later ({} -> {})", steps.empty() ? "" : ", ", sk.moves.size(), sk.need_before, sk.need_after);
-  }
-  if (steps.empty()) {
-    r.refused += "; rematerialization: " + rm.refused + "; load sinking: " + sk.refused;
-    return r;
-  }
-  OccupancyRenaming after = rename_only(staged, kernel);
-  after.rematerialized = std::move(rm.values);
-  after.loads_sunk = sk.moves.size();
-  if (after.lines.empty()) {
-    r.refused += "; after " + steps + ": " + after.refused;
+  // Renaming cannot get under the limit: drop AGPR round trips, recompute cheap values instead of
+  // holding them, issue loads later where registers free up, then rename. Renaming is greedy and
+  // keeps tuples aligned, so a peak exactly at the limit may still not fit: the stages aim a few
+  // registers lower when it does not.
+  AgprRoundTripRemoval trips = remove_agpr_round_trips(p, kernel);
+  const program::Program& start = trips.trips.empty() ? p : trips.program;
+  std::string why;
+  for (unsigned slack : {0u, 2u, 4u, 6u, 8u}) {
+    if (slack >= r.vgpr_limit) break;
+    const unsigned target = r.vgpr_limit - slack;
+    program::Program staged = start;
+    std::string steps = trips.trips.empty() ? "" : fmt::format("{} AGPR round trip(s) removed", trips.trips.size());
+    Rematerialization rm = rematerialize_vgprs(staged, kernel, target);
+    if (!rm.values.empty()) {
+      staged = rm.program;
+      steps += fmt::format("{}{} value(s) rematerialized (the most VGPRs one line needs {} -> {})", steps.empty() ? "" : ", ", rm.values.size(), rm.need_before, rm.need_after);
+    }
+    LoadSinking sk = sink_loads_for_pressure(staged, kernel, target);
+    if (!sk.moves.empty()) {
+      staged = sk.program;
+      steps += fmt::format("{}{} load group(s) issued later ({} -> {})", steps.empty() ? "" : ", ", sk.moves.size(), sk.need_before, sk.need_after);
+    }
+    if (steps.empty()) {
+      r.refused += "; AGPR round trips: " + trips.refused + "; rematerialization: " + rm.refused + "; load sinking: " + sk.refused;
+      return r;
+    }
+    OccupancyRenaming after = rename_only(staged, kernel);
+    after.rematerialized = std::move(rm.values);
+    after.loads_sunk = sk.moves.size();
+    after.round_trips_removed = trips.trips.size();
+    if (!after.lines.empty()) return after;
+    why += fmt::format("; aiming at {}: after {}: {}", target, steps, after.refused);
     r.rematerialized = std::move(after.rematerialized);
     r.loads_sunk = after.loads_sunk;
-    return r;
+    r.round_trips_removed = after.round_trips_removed;
+    const std::vector<unsigned> need = vgpr_need(staged, kernel);
+    if (need.empty() || *std::max_element(need.begin(), need.end()) > target) break;  // a lower aim is out of reach too
   }
-  return after;
+  r.refused += why;
+  return r;
 }
 
 namespace {
@@ -336,7 +349,7 @@ class OccupancyRenameMove final : public Move {
     e.move = name();
     e.proposer = proposer();
     e.description = fmt::format("{}{} VGPR live range(s) renamed below v{}: VGPRs {} -> {} allocated, waves per SIMD {} -> {}",
-                                r.rematerialized.empty() && !r.loads_sunk ? "" : fmt::format("{} value(s) recomputed at their uses, {} load group(s) issued later, ", r.rematerialized.size(), r.loads_sunk),
+                                r.rematerialized.empty() && !r.loads_sunk && !r.round_trips_removed ? "" : fmt::format("{} AGPR round trip(s) removed, {} value(s) recomputed at their uses, {} load group(s) issued later, ", r.round_trips_removed, r.rematerialized.size(), r.loads_sunk),
                                 r.clusters_moved, r.vgpr_limit, r.vgprs_before, r.vgprs_after, r.waves_before, r.waves_after);
     return {e};
   }

@@ -35,9 +35,10 @@
 // - The static checks (waitcnt, hazards, resources) run on the result (rebuilds_clean), which
 //   covers the hazards a new register reuse can create (e.g. VMEM store data overwritten early).
 //
-// When no renaming gets under the limit, values are first recomputed at their uses instead of held
-// and vector loads issued later where registers free up (rematerialize.h, with their own
-// arguments), then renamed; `rematerialized` and `loads_sunk` say what was done.
+// When no renaming gets under the limit, AGPR round trips are first removed (agpr_round_trip.h),
+// values recomputed at their uses instead of held and vector loads issued later where registers
+// free up (rematerialize.h; each with its own argument), then renamed; `round_trips_removed`,
+// `rematerialized` and `loads_sunk` say what was done.
 //
 // Refused (no proposal, with the reason in `refused`): calls and computed jumps, register indexing
 // through M0 (s_movrel*, v_movrel*, s_set_gpr_idx_*), edited lines, kernels that write EXEC,
@@ -63,6 +64,7 @@ struct OccupancyRenaming {
   unsigned waves_before = 0, waves_after = 0;  // by registers
   std::vector<RematerializedValue> rematerialized;  // values recomputed at their uses first (rematerialize.h)
   size_t loads_sunk = 0;                            // load groups issued later first (rematerialize.h)
+  size_t round_trips_removed = 0;                   // AGPR copy-out/copy-back pairs removed first (agpr_round_trip.h)
   std::string refused;
 };
 

@@ -32,6 +32,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_pk_math_move());
     moves.push_back(make_lds_swizzle_move());
     moves.push_back(make_dead_code_move());
+    moves.push_back(make_agpr_round_trip_move());
     moves.push_back(make_nop_minimize_move());
     moves.push_back(make_register_compact_move());
     moves.push_back(make_occupancy_rename_move());

@@ -11,6 +11,7 @@
 
 #include "check/isa.h"
 #include "program/decoder.h"
+#include "program/reaching.h"
 #include "rebuild/assembler.h"
 #include "search/moves/probe.h"
 #include "search/moves/register_compact.h"
@@ -146,49 +147,29 @@ struct Flow {
     }
     return seen;
   }
-  // The one line whose write of `r` reaches line `k`; none when several do, when the function's
-  // entry value may, or when that line writes `r` only in part or with other registers.
-  std::optional<size_t> unique_def(size_t k, const RegRange& r) const {
-    std::vector<char> seen(n, 0);
-    std::vector<size_t> todo(pred[k]);
-    if (todo.empty()) return std::nullopt;
-    std::optional<size_t> def;
-    while (!todo.empty()) {
-      size_t w = todo.back();
-      todo.pop_back();
-      if (seen[w]) continue;
-      seen[w] = 1;
-      if (writes(w, r)) {
-        if (def && *def != w) return std::nullopt;
-        def = w;
-        continue;
-      }
-      if (pred[w].empty()) return std::nullopt;  // the entry value (or an unreachable start) reaches k
-      for (size_t x : pred[w]) todo.push_back(x);
-    }
-    if (!def || regs[*def].defs.size() != 1 || regs[*def].defs[0] != r || may_write_part(line(*def)) || reads(*def, r)) return std::nullopt;
-    return def;
+  // Whether line `d` writes exactly `r`, whole, and does not read it.
+  bool writes_whole(size_t d, const RegRange& r) const {
+    return regs[d].defs.size() == 1 && regs[d].defs[0] == r && !may_write_part(line(d)) && !reads(d, r);
   }
-  // The lines that read the value line `d` writes into `r` (forward until `r` is written again);
-  // nullopt when one of them also writes `r` or is reached by another write of `r`.
+  // The one line whose write of `r` reaches line `k` (program/reaching.h); none when several do,
+  // when the function's entry value may, or when that line writes `r` only in part or with other
+  // registers, or reads it.
+  std::optional<size_t> unique_def(size_t k, const RegRange& r) const {
+    const std::set<size_t> defs = program::reaching_definitions(p, f, f.begin + k, r);
+    if (defs.size() != 1 || *defs.begin() == program::kEntryValue || !writes_whole(*defs.begin() - f.begin, r)) return std::nullopt;
+    return *defs.begin() - f.begin;
+  }
+  // The lines that read the value line `d` writes into `r` (those it reaches); nullopt when one of
+  // them also writes `r` or is reached by another write of `r`, or `d` does not write `r` whole.
   std::optional<std::vector<size_t>> uses_of(size_t d, const RegRange& r) const {
-    std::vector<char> seen(n, 0);
-    std::vector<size_t> todo(succ[d]), uses;
-    while (!todo.empty()) {
-      size_t w = todo.back();
-      todo.pop_back();
-      if (seen[w]) continue;
-      seen[w] = 1;
-      if (reads(w, r)) {
-        if (writes(w, r)) return std::nullopt;
-        uses.push_back(w);
-      }
-      if (writes(w, r)) continue;
-      for (size_t x : succ[w]) todo.push_back(x);
+    std::vector<size_t> uses;
+    for (size_t u = 0; u < n; ++u) {
+      if (!instr[u] || !reads(u, r)) continue;
+      const std::set<size_t> defs = program::reaching_definitions(p, f, f.begin + u, r);
+      if (!defs.contains(f.begin + d)) continue;
+      if (writes(u, r) || defs.size() != 1 || !writes_whole(d, r)) return std::nullopt;
+      uses.push_back(u);
     }
-    for (size_t u : uses)
-      if (unique_def(u, r) != d) return std::nullopt;
-    std::sort(uses.begin(), uses.end());
     return uses;
   }
 };
@@ -492,6 +473,7 @@ LoadSinking sink_loads_for_pressure(const program::Program& p, const std::string
     struct Best {
       std::pair<unsigned, unsigned> need;
       size_t first = 0, last = 0, after = 0;  // relative lines
+      std::vector<std::string> texts;         // the group's lines, temporaries renamed
     } best;
     best.need = now;
     for (const program::BasicBlock& b : cf.blocks) {
@@ -518,6 +500,62 @@ LoadSinking sink_loads_for_pressure(const program::Program& p, const std::string
           vmem |= is_vector_load(in);
           lds |= in.cls == program::InstClass::DS;
         }
+        // Its temporaries (single VGPRs it writes that nothing reads after it, as the address
+        // operands of its loads) move into VGPRs below the limit that no line of the block from the
+        // group on names and none is live into after it: then a line that reuses a temporary's
+        // register (the next LDS read's destination) does not stop the slide.
+        std::map<unsigned, unsigned> temp_to;
+        {
+          std::set<unsigned> named;
+          for (size_t k = a; k <= b.last - cf.begin; ++k) {
+            if (!fl.instr[k]) continue;
+            for (const auto* list : {&fl.regs[k].defs, &fl.regs[k].uses})
+              for (const RegRange& r : *list)
+                if (r.file == RegFile::VGPR)
+                  for (unsigned v = r.first; v < r.first + r.count; ++v) named.insert(v);
+          }
+          auto free_after = [&](unsigned v) {
+            for (size_t k = e + 1; k <= b.last - cf.begin; ++k)
+              if (fl.instr[k] && fl.live_into(k, RegRange{RegFile::VGPR, v, 1})) return false;
+            return true;
+          };
+          // A temporary's first access in the group is a whole write, and the group writes no EXEC
+          // (each read of it then sees the group's own write, on the same lanes).
+          auto written_first = [&](const RegRange& d) {
+            for (size_t g = a; g <= e; ++g) {
+              if (fl.reads(g, d)) return false;
+              if (fl.writes(g, d)) return !may_write_part(fl.line(g));
+            }
+            return false;
+          };
+          bool writes_exec = false;
+          for (size_t g = a; g <= e; ++g) writes_exec |= fl.writes(g, RegRange{RegFile::EXEC, 0, 2});
+          unsigned next = 0;
+          for (size_t g = a; g <= e && !writes_exec; ++g)
+            for (const RegRange& d : fl.regs[g].defs) {
+              if (d.file != RegFile::VGPR || d.count != 1 || temp_to.contains(d.first) || fl.live_into(e + 1, d) || !written_first(d)) continue;
+              while (next < limit && (named.contains(next) || !free_after(next))) ++next;
+              if (next >= limit) break;
+              temp_to[d.first] = next++;
+            }
+        }
+        auto renamed = [&](RegRange r) {
+          if (auto it = temp_to.find(r.first); r.file == RegFile::VGPR && r.count == 1 && it != temp_to.end()) r.first = it->second;
+          return r;
+        };
+        std::vector<std::string> group_texts;
+        for (size_t g = a; g <= e; ++g) {
+          std::string t = fl.line(g).text;
+          std::string out;
+          // All temporaries at once, token by token (a rename may land on another temporary's name).
+          size_t at = 0;
+          for_each_register_token(t, [&](size_t pos, size_t len, const RegRange& r) {
+            out += t.substr(at, pos - at);
+            out += program::to_string(renamed(r));
+            at = pos + len;
+          });
+          group_texts.push_back(out + t.substr(at));
+        }
         // Slide it down past independent lines that touch no vector memory and wait on no vmcnt.
         for (size_t x = e + 1; x < b.last - cf.begin; ++x) {
           if (!fl.instr[x] || !fl.line(x).inst || !fl.instr[x + 1]) break;
@@ -532,25 +570,21 @@ LoadSinking sink_loads_for_pressure(const program::Program& p, const std::string
             break;
           bool dependent = false;
           for (size_t g = a; g <= e && !dependent; ++g) {
-            for (const RegRange& d : fl.regs[g].defs) dependent |= fl.reads(x, d) || fl.writes(x, d);
-            for (const RegRange& u : fl.regs[g].uses) dependent |= fl.writes(x, u);
+            for (const RegRange& d : fl.regs[g].defs) dependent |= fl.reads(x, renamed(d)) || fl.writes(x, renamed(d));
+            for (const RegRange& u : fl.regs[g].uses) dependent |= fl.writes(x, renamed(u));
           }
           if (dependent) break;
           program::Program trial = cur;
-          std::vector<std::string> texts;
-          for (size_t g = a; g <= e; ++g) texts.push_back(fl.line(g).text);
-          trial.insert_before(cf.begin + x + 1, texts);
+          trial.insert_before(cf.begin + x + 1, group_texts);
           trial.remove(cf.begin + a, cf.begin + e);
           decode_edited_lines(trial, kernel);
           const std::pair<unsigned, unsigned> n = excess(vgpr_need(trial, kernel), limit);
-          if (n < best.need) best = {n, a, e, x};
+          if (n < best.need) best = {n, a, e, x, group_texts};
         }
       }
     }
     if (best.need >= now) break;
-    std::vector<std::string> texts;
-    for (size_t g = best.first; g <= best.last; ++g) texts.push_back(fl.line(g).text);
-    cur.insert_before(cf.begin + best.after + 1, texts);
+    cur.insert_before(cf.begin + best.after + 1, best.texts);
     cur.remove(cf.begin + best.first, cf.begin + best.last);
     decode_edited_lines(cur, kernel);
     r.moves.push_back({cf.begin + best.first, cf.begin + best.last, cf.begin + best.after});

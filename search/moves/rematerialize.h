@@ -71,8 +71,14 @@ Rematerialization rematerialize_vgprs(const program::Program& p, const std::stri
 // scalar memory (no FLAT), are no branch, barrier or message, and for a group with vector loads no
 // s_waitcnt among them waits on vmcnt, for one with LDS reads they hold no LDS access and no wait on
 // lgkmcnt: every later wait then covers the same memory operations in the same order, and no load
-// passes a store it could alias (global loads cannot alias LDS). The static checks run on the result
-// (rebuilds_clean).
+// passes a store it could alias (global loads cannot alias LDS). The group's temporaries (single
+// VGPRs it writes whole before any read of them and nothing after it reads: its loads' addresses)
+// are renamed to VGPRs below `limit` that no line of the block from the group on names and that are
+// live into none of the lines after it, when the group writes no EXEC: each read of a temporary
+// still sees the group's own write on the same lanes, the new register held nothing anyone reads
+// later, and the old one is no longer written (nothing read the group's value in it). So a line
+// that reuses a temporary's register (the next LDS read's destination) no longer stops the group.
+// The static checks run on the result (rebuilds_clean).
 struct SunkGroup {
   size_t first = 0, last = 0;  // the group's lines (of the program it was moved in)
   size_t after = 0;            // it now follows this line (same numbering)
