@@ -40,8 +40,9 @@
 //    (vector or scalar) reads can change by the move. With plain global stores (every store after
 //    every load and wait of its iteration; no scalar loads), a later iteration's load passing an
 //    earlier iteration's store reads the same bytes only where they do not overlap, which an alias
-//    guard checks at run time for the wave (alias_guard below: one shared 64-bit offset stepped by a
-//    uniform stride, uniform bases; the original loop otherwise). Stores keep their order among
+//    guard checks at run time for the wave (alias_guard below: one shared 64-bit offset, stepped by a
+//    uniform stride or recomputed as sext(i) << 2 from an index stepped by a lane-uniform add; uniform
+//    bases; the original loop otherwise). Stores keep their order among
 //    themselves and after the loads of their own and earlier iterations. Same addresses, same
 //    iterations: the same values into the (renamed) registers and into memory.
 //  - Waits: VMEM operations complete in issue order (check/waitcnt.h), so a wait vmcnt(c) that followed
@@ -59,7 +60,8 @@
 //
 // Refused (no edit): a body with atomics, stores other than global_store, stores with scalar loads, a
 // load or wait after a store, stores whose addresses the alias guard cannot read (not vA + offset with
-// vA = sB + vO, one vO for all, stepped once by an SGPR pair), LDS, scalar loads other than s_load/s_buffer_load,
+// vA = sB + vO, one vO for all, stepped once by an SGPR pair or sext(i) << 2 with i stepped once by an
+// add of loop invariants), LDS, scalar loads other than s_load/s_buffer_load,
 // flat/scratch, barriers, messages, raw instructions, s_setreg/s_getpc, calls; a wait before a load of
 // its iteration; a partial lgkmcnt wait with scalar loads in the body; loads into partially written
 // registers; AGPR kernels; not enough free VGPRs without lowering the VGPR occupancy, or free SGPRs up
@@ -733,7 +735,8 @@ class LoopPipelineMove final : public Move {
       bool store = false;
     };
     std::vector<Access> accesses;
-    std::optional<RegRange> shared;  // vO
+    std::optional<RegRange> shared;    // vO
+    std::optional<size_t> offset_def;  // shape B: vO's def in the iteration
     static const std::regex offset_re(R"((?:^|\s)offset:(-?(?:0x[0-9a-fA-F]+|\d+)))");
     for (size_t i = 0; i < body.size(); ++i) {
       const program::Instruction& in = *body[i].inst;
@@ -763,34 +766,110 @@ class LoopPipelineMove final : public Move {
       if (written(x.base)) return refused("a memory base the loop changes");
       if (shared && !(*shared == o)) return refused("memory addresses with different offset registers");
       shared = o;
+      // The last write of vO before the address: none (shape A) or the same in-iteration def (shape B).
+      std::optional<size_t> last;
       for (size_t d = 0; d < *def; ++d)
-        if (writes(d, o)) return refused("a memory address computed after the offset's update");
+        if (writes(d, o)) last = d;
+      if (!accesses.empty() && last != offset_def) return refused("a memory address computed after the offset's update");
+      offset_def = last;
       accesses.push_back(x);
     }
     if (!shared) return refused("no memory access");
-    // The offset's one update, by a loop-invariant SGPR pair.
-    std::optional<RegRange> step;
-    size_t updates = 0;
-    for (size_t i = 0; i < body.size(); ++i) {
-      if (!writes(i, *shared)) continue;
-      ++updates;
-      const std::vector<std::string> uops = operands(p.text_line(body[i].line).text);
-      if (body[i].inst->mnemonic != "v_lshl_add_u64" || uops.size() != 4 || program::parse_reg(uops[0]) != shared || uops[2] != "0") continue;
-      const std::optional<RegRange> u0 = program::parse_reg(uops[1]), u2 = program::parse_reg(uops[3]);
-      if (u0 == shared && sgpr_pair(u2)) step = *u2;
-      if (u2 == shared && sgpr_pair(u0)) step = *u0;
+    auto pair = [](char file, unsigned r) { return fmt::format("{}[{}:{}]", file, r, r + 1); };
+    Guard g;
+    std::string vo, step_lo, step_hi;  // o(a) at the copy's entry (a VGPR pair) and T (two SGPRs)
+    if (!offset_def) {
+      // Shape A: vO loop-carried, stepped once by a loop-invariant SGPR pair.
+      std::optional<RegRange> step;
+      size_t updates = 0;
+      for (size_t i = 0; i < body.size(); ++i) {
+        if (!writes(i, *shared)) continue;
+        ++updates;
+        const std::vector<std::string> uops = operands(p.text_line(body[i].line).text);
+        if (body[i].inst->mnemonic != "v_lshl_add_u64" || uops.size() != 4 || program::parse_reg(uops[0]) != shared || uops[2] != "0") continue;
+        const std::optional<RegRange> u0 = program::parse_reg(uops[1]), u2 = program::parse_reg(uops[3]);
+        if (u0 == shared && sgpr_pair(u2)) step = *u2;
+        if (u2 == shared && sgpr_pair(u0)) step = *u0;
+      }
+      if (updates != 1 || !step) return refused("the shared address offset is not stepped once by an SGPR pair (vO = vO + sT)");
+      if (written(*step)) return refused("the address step changes in the loop");
+      vo = pair('v', shared->first);
+      step_lo = fmt::format("s{}", step->first);
+      step_hi = fmt::format("s{}", step->first + 1);
+    } else {
+      // Shape B: vO = sext(vI) << 2 in the iteration (`v_ashrrev_i32 vH, 31, vI`, `v_lshlrev_b64 vO,
+      // 2, v[I:H]`), vI a 32-bit induction written once, after the offset's def, by an instruction
+      // whose other sources the loop does not write (its step X per lane: i_j = i_0 + j*X mod 2^32).
+      // The guard checks X is the same on every active lane and i_0 + (K-1)*X does not leave the
+      // int32 range; then sext(i_j) = sext(i_0) + j*sext(X) exactly, and o = 4*sext(i_0) with
+      // T = 4*sext(X) is shape A's affine form.
+      const std::vector<std::string> wops = operands(p.text_line(body[*offset_def].line).text);
+      const std::optional<RegRange> src = wops.size() == 3 ? program::parse_reg(wops[2]) : std::nullopt;
+      if (body[*offset_def].inst->mnemonic != "v_lshlrev_b64" || wops.size() != 3 || wops[1] != "2" || !vgpr_pair(src) || program::parse_reg(wops[0]) != shared)
+        return refused("the shared address offset is neither stepped nor sext(i) << 2");
+      const RegRange lo{RegFile::VGPR, src->first, 1}, hi{RegFile::VGPR, src->first + 1, 1};
+      std::optional<size_t> sext;
+      for (size_t d = 0; d < *offset_def; ++d)
+        if (writes(d, hi)) sext = d;
+      const std::vector<std::string> sops = sext ? operands(p.text_line(body[*sext].line).text) : std::vector<std::string>{};
+      if (!sext || body[*sext].inst->mnemonic != "v_ashrrev_i32_e32" || sops.size() != 3 || sops[1] != "31" || program::parse_reg(sops[2]) != lo ||
+          program::parse_reg(sops[0]) != hi)
+        return refused("the address offset's high word is not the index's sign");
+      std::vector<size_t> index_writes;
+      for (size_t i = 0; i < body.size(); ++i)
+        if (writes(i, lo)) index_writes.push_back(i);
+      if (index_writes.size() != 1 || index_writes[0] < *offset_def) return refused("the address index is not stepped once after the offset's def");
+      const program::Instruction& up = *body[index_writes[0]].inst;
+      if (up.may_load || up.defs.size() != 1 || !(up.defs[0] == lo)) return refused("the address index's update writes more than the index");
+      // An add of loop invariants to the whole index (the SDWA form selecting all of it), no clamp: then
+      // every iteration adds the same X.
+      const std::string& ut = p.text_line(body[index_writes[0]].line).text;
+      const std::vector<std::string> uo = operands(ut);
+      const std::string iname = fmt::format("v{}", lo.first);
+      const bool plain = up.mnemonic == "v_add_u32_e32" || up.mnemonic == "v_add_u32_e64";
+      const bool sdwa = up.mnemonic == "v_add_u32_sdwa" && ut.find("dst_sel:DWORD") != std::string::npos &&
+                        ut.find(uo.size() > 1 && uo[1] == iname ? "src0_sel:DWORD" : "src1_sel:DWORD") != std::string::npos;
+      if (!(plain || sdwa) || ut.find("clamp") != std::string::npos || uo.size() < 3 || uo[0] != iname ||
+          (uo[1] != iname && uo[2].substr(0, uo[2].find(' ')) != iname))
+        return refused("the address index's update is not an add of loop invariants");
+      for (const RegRange& r : up.uses)
+        if (r.file != RegFile::EXEC && !(r == lo) && written(r)) return refused("the address index steps by a value the loop changes");
+      const auto index = take_vgpr(1, 0), delta = take_vgpr(1, 0), wide = take_vgpr(2, 0), sum = take_vgpr(2, 0);
+      const auto x = take_sgpr(2, 2), bad = take_sgpr(2, 2), carry = take_sgpr(2, 2);
+      if (!index || !delta || !wide || !sum || !x || !bad || !carry) return refused("no free registers for the alias guard");
+      auto replay = rename_vgprs(p.text_line(body[index_writes[0]].line).text, {{lo.first, *index}});
+      if (!replay) return refused("the address index's update cannot be replayed");
+      g.lines.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", *index, lo.first));
+      g.lines.push_back(*replay);                                                            // i_1
+      g.lines.push_back(fmt::format("v_sub_u32_e32 v{0}, v{1}, v{2}", *delta, *index, lo.first));  // X
+      g.lines.push_back("s_nop 0");  // VALU writes a VGPR -> v_readfirstlane reads it: 1 wait state
+      g.lines.push_back(fmt::format("v_readfirstlane_b32 s{}, v{}", *x, *delta));
+      g.lines.push_back("s_nop 1");  // VALU writes an SGPR -> VALU reads it: 2 wait states (gfx940+)
+      g.lines.push_back(fmt::format("v_cmp_ne_u32_e64 {}, s{}, v{}", pair('s', *bad), *x, *delta));
+      g.lines.push_back(fmt::format("s_and_b64 {0}, exec, {0}", pair('s', *bad)));
+      g.lines.push_back("s_cbranch_scc1 " + header);  // X differs between lanes
+      g.lines.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", *wide, lo.first));
+      g.lines.push_back(fmt::format("v_ashrrev_i32_e32 v{}, 31, v{}", *wide + 1, lo.first));  // sext(i_0)
+      g.lines.push_back(fmt::format("v_mad_i64_i32 {}, {}, s{}, {}, {}", pair('v', *sum), pair('s', *carry), *x, k - 1, pair('v', *wide)));
+      g.lines.push_back(fmt::format("v_ashrrev_i32_e32 v{}, 31, v{}", *delta, *sum));
+      g.lines.push_back(fmt::format("v_cmp_ne_u32_e64 {}, v{}, v{}", pair('s', *bad), *delta, *sum + 1));
+      g.lines.push_back(fmt::format("s_and_b64 {0}, exec, {0}", pair('s', *bad)));
+      g.lines.push_back("s_cbranch_scc1 " + header);  // i_0 + (K-1)*X leaves int32 on some lane
+      g.lines.push_back(fmt::format("v_lshlrev_b64 {0}, 2, {0}", pair('v', *wide)));  // o = 4*sext(i_0)
+      g.lines.push_back(fmt::format("s_ashr_i32 s{}, s{}, 31", *x + 1, *x));
+      g.lines.push_back(fmt::format("s_lshl_b64 {0}, {0}, 2", pair('s', *x)));  // T = 4*sext(X)
+      vo = pair('v', *wide);
+      step_lo = fmt::format("s{}", *x);
+      step_hi = fmt::format("s{}", *x + 1);
     }
-    if (updates != 1 || !step) return refused("the shared address offset is not stepped once by an SGPR pair (vO = vO + sT)");
-    if (written(*step)) return refused("the address step changes in the loop");
     const auto first = take_sgpr(2, 2), limit = take_sgpr(2, 2), failing = take_sgpr(2, 2), e = take_sgpr(2, 2), flag = take_sgpr(1, 1);
     const auto spread = take_vgpr(2, 0);
     if (!first || !limit || !failing || !e || !flag || !spread) return refused("no free registers for the alias guard");
-    auto pair = [](char file, unsigned r) { return fmt::format("{}[{}:{}]", file, r, r + 1); };
-    const std::string vo = pair('v', shared->first);
-    Guard g;
+    const unsigned vo_first = static_cast<unsigned>(std::stoul(vo.substr(2)));
     // (1) Every active lane's offset within W of the first active lane's.
-    g.lines.push_back(fmt::format("v_readfirstlane_b32 s{}, v{}", *first, shared->first));
-    g.lines.push_back(fmt::format("v_readfirstlane_b32 s{}, v{}", *first + 1, shared->first + 1));
+    g.lines.push_back("s_nop 0");  // VALU writes a VGPR -> v_readfirstlane reads it: 1 wait state
+    g.lines.push_back(fmt::format("v_readfirstlane_b32 s{}, v{}", *first, vo_first));
+    g.lines.push_back(fmt::format("v_readfirstlane_b32 s{}, v{}", *first + 1, vo_first + 1));
     g.lines.push_back(fmt::format("s_sub_u32 s{0}, {1:#x}, s{0}", *first, kLaneSpread));
     g.lines.push_back(fmt::format("s_subb_u32 s{0}, 0, s{0}", *first + 1));
     g.lines.push_back(fmt::format("v_lshl_add_u64 {}, {}, 0, {}", pair('v', *spread), vo, pair('s', *first)));  // o(a) - o(f) + W
@@ -809,8 +888,8 @@ class LoopPipelineMove final : public Move {
         g.lines.push_back(fmt::format("s_sub_u32 s{0}, s{0}, s{1}", *e, l.base.first));
         g.lines.push_back(fmt::format("s_subb_u32 s{0}, s{0}, s{1}", *e + 1, l.base.first + 1));
         for (unsigned m = 1; m < k; ++m) {
-          g.lines.push_back(fmt::format("s_sub_u32 s{0}, s{0}, s{1}", *e, step->first));
-          g.lines.push_back(fmt::format("s_subb_u32 s{0}, s{0}, s{1}", *e + 1, step->first + 1));
+          g.lines.push_back(fmt::format("s_sub_u32 s{0}, s{0}, {1}", *e, step_lo));
+          g.lines.push_back(fmt::format("s_subb_u32 s{0}, s{0}, {1}", *e + 1, step_hi));
           g.lines.push_back(fmt::format("s_cmp_gt_u32 s{}, {:#x}", *e, 2 * kReach));  // E + R > 2R, unsigned 64-bit:
           g.lines.push_back(fmt::format("s_cselect_b32 s{}, 1, 0", *flag));           //   low word above 2R, or high word nonzero
           g.lines.push_back(fmt::format("s_or_b32 s{0}, s{0}, s{1}", *flag, *e + 1));
