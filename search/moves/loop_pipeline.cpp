@@ -41,7 +41,7 @@
 //    every load and wait of its iteration; no scalar loads), a later iteration's load passing an
 //    earlier iteration's store reads the same bytes only where they do not overlap, which an alias
 //    guard checks at run time for the wave (alias_guard below: one shared 64-bit offset, stepped by a
-//    uniform stride or recomputed as sext(i) << 2 from an index stepped by a lane-uniform add; uniform
+//    uniform stride or recomputed as sext(i) << s from an index stepped by a lane-uniform add; uniform
 //    bases; the original loop otherwise). Stores keep their order among
 //    themselves and after the loads of their own and earlier iterations. Same addresses, same
 //    iterations: the same values into the (renamed) registers and into memory.
@@ -60,7 +60,7 @@
 //
 // Refused (no edit): a body with atomics, stores other than global_store, stores with scalar loads, a
 // load or wait after a store, stores whose addresses the alias guard cannot read (not vA + offset with
-// vA = sB + vO, one vO for all, stepped once by an SGPR pair or sext(i) << 2 with i stepped once by an
+// vA = sB + vO, one vO for all, stepped once by an SGPR pair or sext(i) << s with i stepped once by an
 // add of loop invariants), LDS, scalar loads other than s_load/s_buffer_load,
 // flat/scratch, barriers, messages, raw instructions, s_setreg/s_getpc, calls; a wait before a load of
 // its iteration; a partial lgkmcnt wait with scalar loads in the body; loads into partially written
@@ -797,16 +797,17 @@ class LoopPipelineMove final : public Move {
       step_lo = fmt::format("s{}", step->first);
       step_hi = fmt::format("s{}", step->first + 1);
     } else {
-      // Shape B: vO = sext(vI) << 2 in the iteration (`v_ashrrev_i32 vH, 31, vI`, `v_lshlrev_b64 vO,
-      // 2, v[I:H]`), vI a 32-bit induction written once, after the offset's def, by an instruction
+      // Shape B: vO = sext(vI) << s in the iteration (`v_ashrrev_i32 vH, 31, vI`, `v_lshlrev_b64 vO,
+      // s, v[I:H]`, s = 0..4), vI a 32-bit induction written once, after the offset's def, by an instruction
       // whose other sources the loop does not write (its step X per lane: i_j = i_0 + j*X mod 2^32).
       // The guard checks X is the same on every active lane and i_0 + (K-1)*X does not leave the
-      // int32 range; then sext(i_j) = sext(i_0) + j*sext(X) exactly, and o = 4*sext(i_0) with
-      // T = 4*sext(X) is shape A's affine form.
+      // int32 range; then sext(i_j) = sext(i_0) + j*sext(X) exactly, and o = sext(i_0) << s with
+      // T = sext(X) << s is shape A's affine form (mod 2^64).
       const std::vector<std::string> wops = operands(p.text_line(body[*offset_def].line).text);
       const std::optional<RegRange> src = wops.size() == 3 ? program::parse_reg(wops[2]) : std::nullopt;
-      if (body[*offset_def].inst->mnemonic != "v_lshlrev_b64" || wops.size() != 3 || wops[1] != "2" || !vgpr_pair(src) || program::parse_reg(wops[0]) != shared)
-        return refused("the shared address offset is neither stepped nor sext(i) << 2");
+      const std::optional<int64_t> shift = wops.size() == 3 ? integer(wops[1]) : std::nullopt;
+      if (body[*offset_def].inst->mnemonic != "v_lshlrev_b64" || !shift || *shift < 0 || *shift > 4 || !vgpr_pair(src) || program::parse_reg(wops[0]) != shared)
+        return refused("the shared address offset is neither stepped nor sext(i) << s");
       const RegRange lo{RegFile::VGPR, src->first, 1}, hi{RegFile::VGPR, src->first + 1, 1};
       std::optional<size_t> sext;
       for (size_t d = 0; d < *offset_def; ++d)
@@ -855,9 +856,9 @@ class LoopPipelineMove final : public Move {
       g.lines.push_back(fmt::format("v_cmp_ne_u32_e64 {}, v{}, v{}", pair('s', *bad), *delta, *sum + 1));
       g.lines.push_back(fmt::format("s_and_b64 {0}, exec, {0}", pair('s', *bad)));
       g.lines.push_back("s_cbranch_scc1 " + header);  // i_0 + (K-1)*X leaves int32 on some lane
-      g.lines.push_back(fmt::format("v_lshlrev_b64 {0}, 2, {0}", pair('v', *wide)));  // o = 4*sext(i_0)
+      g.lines.push_back(fmt::format("v_lshlrev_b64 {0}, {1}, {0}", pair('v', *wide), *shift));  // o = sext(i_0) << s
       g.lines.push_back(fmt::format("s_ashr_i32 s{}, s{}, 31", *x + 1, *x));
-      g.lines.push_back(fmt::format("s_lshl_b64 {0}, {0}, 2", pair('s', *x)));  // T = 4*sext(X)
+      g.lines.push_back(fmt::format("s_lshl_b64 {0}, {0}, {1}", pair('s', *x), *shift));  // T = sext(X) << s
       vo = pair('v', *wide);
       step_lo = fmt::format("s{}", *x);
       step_hi = fmt::format("s{}", *x + 1);
