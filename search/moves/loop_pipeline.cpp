@@ -35,13 +35,22 @@
 //    included, after renaming); a pair that does not commute refuses the edit. In particular a load
 //    whose address depends on a loaded value (C_j before A_{j+1}) or a compute that writes what the
 //    address code reads refuses.
-//  - Loads only move above other loads and register-disjoint instructions of earlier iterations; the
-//    body has no stores, atomics, LDS or barriers, so no memory value any load (vector or scalar) reads
-//    can change by the move. Same addresses, same iterations: the same values into the (renamed)
-//    registers.
+//  - Loads only move above other loads, register-disjoint instructions and stores of earlier
+//    iterations; the body has no atomics, LDS or barriers. Without stores no memory value any load
+//    (vector or scalar) reads can change by the move. With plain global stores (every store after
+//    every load and wait of its iteration; no scalar loads), a later iteration's load passing an
+//    earlier iteration's store reads the same bytes only where they do not overlap, which an alias
+//    guard checks at run time for the wave (alias_guard below: one shared 64-bit offset, stepped by a
+//    uniform stride or recomputed as sext(i) << s from an index stepped by a lane-uniform add; uniform
+//    bases; the original loop otherwise). Stores keep their order among
+//    themselves and after the loads of their own and earlier iterations. Same addresses, same
+//    iterations: the same values into the (renamed) registers and into memory.
 //  - Waits: VMEM operations complete in issue order (check/waitcnt.h), so a wait vmcnt(c) that followed
-//    L_j in iteration j and now also follows L_{j+1}..L_{K-1} (m more vector loads) waits for the same
-//    loads as vmcnt(c + m). Waits must come after all loads of their iteration, and c + m must fit in
+//    L_j in iteration j and now also follows L_{j+1}..L_{K-1} (m more vector loads) and the stores of
+//    iterations 0..j-1 (s more: stores count in vmcnt on gfx9) waits for the same loads as
+//    vmcnt(c + m + s); with stores, c must be below the loads per iteration (the c youngest are then
+//    this iteration's loads in both orders). A store's registers are read at issue, so no wait is
+//    needed before the next iteration overwrites them. Waits must come after all loads of their iteration, and c + m must fit in
 //    vmcnt. Scalar loads return out of order, so a body with one may only wait lgkmcnt(0) (or not on
 //    lgkm at all): lgkmcnt(0) in C_j waits for L_{j+1}..'s scalar loads too, a superset of what it
 //    waited for; a partial lgkmcnt is refused.
@@ -49,7 +58,10 @@
 //    max and argmax chains associate exactly as before.
 // The cascade's static checks (hazards, waitcnt proof) and differential verification check every edit.
 //
-// Refused (no edit): a body with stores, atomics, LDS, scalar loads other than s_load/s_buffer_load,
+// Refused (no edit): a body with atomics, stores other than global_store, stores with scalar loads, a
+// load or wait after a store, stores whose addresses the alias guard cannot read (not vA + offset with
+// vA = sB + vO, one vO for all, stepped once by an SGPR pair or sext(i) << s with i stepped once by an
+// add of loop invariants), LDS, scalar loads other than s_load/s_buffer_load,
 // flat/scratch, barriers, messages, raw instructions, s_setreg/s_getpc, calls; a wait before a load of
 // its iteration; a partial lgkmcnt wait with scalar loads in the body; loads into partially written
 // registers; AGPR kernels; not enough free VGPRs without lowering the VGPR occupancy, or free SGPRs up
@@ -246,13 +258,16 @@ bool is_scalar_load(const program::Instruction& in) {
   return in.may_load && (in.mnemonic.rfind("s_load_dword", 0) == 0 || in.mnemonic.rfind("s_buffer_load_dword", 0) == 0);
 }
 
+// A plain vector store to global memory (no atomic, no LDS): the stores the alias guard admits.
+bool is_global_store(const program::Instruction& in) { return in.may_store && !in.may_load && in.mnemonic.rfind("global_store_", 0) == 0; }
+
 // Why a body instruction cannot be in a pipelined loop ("" when it can).
 std::string unsupported(const program::Line& l) {
   if (l.kind == program::Line::RawInstr || !l.inst) return "a raw instruction";
   const program::Instruction& in = *l.inst;
   const std::string& m = in.mnemonic;
   if (m.rfind("ds_", 0) == 0 || m == "s_barrier") return "LDS or a barrier (" + m + ")";
-  if (in.may_store) return "a store or atomic (" + m + ") that may alias a later iteration's loads";
+  if (in.may_store && (in.may_load || !is_global_store(in))) return "a store or atomic (" + m + ") that may alias a later iteration's loads";
   if (m.rfind("flat_", 0) == 0 || m.rfind("scratch_", 0) == 0) return "flat or scratch memory (" + m + ")";
   if (in.may_load && m.rfind("global_load", 0) != 0 && m.rfind("buffer_load", 0) != 0 && !is_scalar_load(in)) return "a load the move does not handle (" + m + ")";
   if (in.may_load && (in.text.find(" lds") != std::string::npos || m.find("_d16") != std::string::npos)) return "a partial or LDS-writing load (" + m + ")";
@@ -415,8 +430,8 @@ class LoopPipelineMove final : public Move {
           if (reads_loaded) return refuse("a load's address depends on a loaded value");
           bi.role = Role::Load;
           ++loads;
-        } else if (reads_loaded) {
-          bi.role = Role::Compute;
+        } else if (reads_loaded || in.may_store) {
+          bi.role = Role::Compute;  // stores stay in the uses phase, in order, after every load of the copy
         }
         changed |= bi.role != before;
         const bool derived = bi.role == Role::Load || bi.role == Role::Compute;
@@ -444,6 +459,23 @@ class LoopPipelineMove final : public Move {
     size_t vector_loads = 0, scalar_loads = 0;
     for (const BodyInst& bi : body)
       if (bi.role == Role::Load) ++(is_scalar_load(*bi.inst) ? scalar_loads : vector_loads);
+    size_t stores = 0;
+    for (const BodyInst& bi : body) stores += bi.inst->may_store;
+    if (stores > 0) {
+      // Stores: after every load and wait of their iteration, and waits for this iteration's loads only
+      // (vmcnt below the loads per iteration), so that the recount below waits for the same loads.
+      bool store_seen = false;
+      for (const BodyInst& bi : body) {
+        if (bi.inst->may_store) store_seen = true;
+        else if (store_seen && (bi.role == Role::Load || bi.role == Role::Wait)) return refuse("a load or wait after a store of the iteration");
+        if (bi.role != Role::Wait) continue;
+        auto w = check::decode_waitcnt(*bi.inst, arch);
+        if (!w) return refuse("an s_waitcnt the move cannot read");
+        if (w->count[check::kVmCnt] < limits.max[check::kVmCnt] && w->count[check::kVmCnt] >= vector_loads)
+          return refuse("a vmcnt wait that reaches past its iteration's loads in a body with stores");
+      }
+      if (scalar_loads > 0) return refuse("scalar loads in a body with stores (the scalar cache does not see vector stores)");
+    }
     if (scalar_loads > 0)
       for (const BodyInst& bi : body) {
         if (bi.role != Role::Wait) continue;
@@ -530,6 +562,11 @@ class LoopPipelineMove final : public Move {
     const Take take_sgpr = [&](unsigned count, unsigned align) { return take(staken, count, 0, align); };
     Guard guard = uniform ? uniform_guard(p, f, blk, body, k, header, take_sgpr) : divergent_guard(p, f, blk, body, k, header, take_vgpr, take_sgpr);
     if (!guard.why_not.empty()) return refuse(guard.why_not);
+    if (stores > 0) {
+      Guard alias = alias_guard(p, body, k, header, take_vgpr, take_sgpr);
+      if (!alias.why_not.empty()) return refuse(alias.why_not);
+      guard.lines.insert(guard.lines.end(), alias.lines.begin(), alias.lines.end());
+    }
     // Fresh registers per iteration and renamed web: VGPR webs keep the def operand's parity (64-bit
     // alignment); SGPR and VCC webs go to SGPRs aligned as SMEM and 64-bit scalar operands need.
     std::vector<std::map<size_t, size_t>> fresh(k);  // iteration -> web -> first unit
@@ -601,7 +638,9 @@ class LoopPipelineMove final : public Move {
         if (!w) return refuse("an s_waitcnt the move cannot read");
         unsigned& vm = w->count[check::kVmCnt];
         if (vm < limits.max[check::kVmCnt]) {
-          vm += static_cast<unsigned>(vector_loads * (k - 1 - x.iteration));
+          // Issued after this iteration's loads in the copy: the later iterations' loads and the
+          // earlier iterations' stores (stores count in vmcnt on gfx9).
+          vm += static_cast<unsigned>(vector_loads * (k - 1 - x.iteration) + stores * x.iteration);
           if (vm >= limits.max[check::kVmCnt]) return refuse(fmt::format("vmcnt cannot count {} loads in flight", vm));
         }
         text = check::waitcnt_text(*w, limits);
@@ -652,10 +691,213 @@ class LoopPipelineMove final : public Move {
       if (auto t = retargeted(f.blocks[pred].last)) e.hunks.push_back(make_hunk(p, f.blocks[pred].last, f.blocks[pred].last, {*t}));
     }
     std::sort(e.hunks.begin(), e.hunks.end(), [](const Hunk& x, const Hunk& y) { return x.first < y.first; });
-    e.description = fmt::format("loop at {} pipelined by {}: {} load(s) per iteration ({} scalar) issued {} iterations ahead under a {} guard, {} VGPR(s) "
+    e.description = fmt::format("loop at {} pipelined by {}: {} load(s) per iteration ({} scalar) issued {} iterations ahead under a {} guard{}, {} VGPR(s) "
                                 "and {} SGPR(s) renamed per iteration; the original loop for the rest",
-                                header, k, loads, scalar_loads, k, uniform ? "trip-count" : "per-wave no-lane-exits", renamed_registers, renamed_sgprs);
+                                header, k, loads, scalar_loads, k, uniform ? "trip-count" : "per-wave no-lane-exits",
+                                stores ? fmt::format(" and an alias guard ({} store(s) after the later iterations' loads)", stores) : "", renamed_registers,
+                                renamed_sgprs);
     return e;
+  }
+
+  // Bodies with stores: the later iterations' loads go above the earlier iterations' stores, which is
+  // the original order only where no such store writes a byte such a load reads. The guard proves that
+  // for the wave at run time, for one address shape: every vector access of the body reaches
+  // `vA + offset:I`, vA computed in its iteration by `v_lshl_add_u64 vA, sB, 0, vO` (either source
+  // order), sB an SGPR pair the body does not write, vO one VGPR pair shared by every access, read
+  // before its one update `vO = vO + sT` (sT an SGPR pair the body does not write). So in copy
+  // iteration j, lane a accesses B + I + o(a) + j*T (mod 2^64), o(a) = vO at the copy's entry. The
+  // guard checks (1) o(a) - o(f) in [-W, W] for every active lane a (f: the first active lane), so
+  // two lanes' o differ by at most 2W, and (2) for every store s, load l and m = 1..K-1, that
+  // E = (Bs + Is) - (Bl + Il) - m*T is not within [-R, R] modulo 2^64, R = 2W + 16 (accesses are at
+  // most 16 bytes). A store of iteration j (lane a) and a load of iteration j + m (lane b) overlap only
+  // where E = o(b) - o(a) + v - u for some byte offsets u < size(s), v < size(l): |E| <= 2W + 15.
+  // Otherwise the original loop runs. Stores of other waves are not ordered with this wave's loads in
+  // the original either (no barrier or fence in the body).
+  Guard alias_guard(const program::Program& p, const std::vector<BodyInst>& body, unsigned k, const std::string& header, const Take& take_vgpr,
+                    const Take& take_sgpr) const {
+    constexpr int64_t kLaneSpread = 4096;                         // W: 64 lanes of 16-byte accesses, 4 times over
+    constexpr int64_t kReach = 2 * kLaneSpread + 16;              // R
+    auto writes = [&](size_t i, const RegRange& r) {
+      for (const RegRange& d : body[i].inst->defs)
+        if (program::overlaps(d, r)) return true;
+      return false;
+    };
+    auto written = [&](const RegRange& r) {
+      for (size_t i = 0; i < body.size(); ++i)
+        if (writes(i, r)) return true;
+      return false;
+    };
+    auto sgpr_pair = [](const std::optional<RegRange>& r) { return r && r->file == RegFile::SGPR && r->count == 2 && r->first % 2 == 0; };
+    auto vgpr_pair = [](const std::optional<RegRange>& r) { return r && r->file == RegFile::VGPR && r->count == 2; };
+    struct Access {
+      RegRange base;
+      int64_t offset = 0;
+      bool store = false;
+    };
+    std::vector<Access> accesses;
+    std::optional<RegRange> shared;    // vO
+    std::optional<size_t> offset_def;  // shape B: vO's def in the iteration
+    static const std::regex offset_re(R"((?:^|\s)offset:(-?(?:0x[0-9a-fA-F]+|\d+)))");
+    for (size_t i = 0; i < body.size(); ++i) {
+      const program::Instruction& in = *body[i].inst;
+      if (!in.may_load && !in.may_store) continue;
+      const std::vector<std::string> ops = operands(p.text_line(body[i].line).text);
+      if (ops.size() < 3 || !(ops[2] == "off" || ops[2].rfind("off ", 0) == 0))
+        return refused("a memory access with an SGPR base (the alias guard reads 64-bit vector addresses)");
+      const std::string& address = in.may_store ? ops[0] : ops[1];
+      const std::optional<RegRange> a = program::parse_reg(address);
+      if (!vgpr_pair(a)) return refused("a memory address not in a VGPR pair");
+      Access x;
+      x.store = in.may_store;
+      std::smatch m;
+      if (std::regex_search(ops[2], m, offset_re)) x.offset = std::stoll(m[1], nullptr, 0);
+      std::optional<size_t> def;
+      for (size_t d = i; d-- > 0 && !def;)
+        if (writes(d, *a)) def = d;
+      if (!def) return refused("a memory address not computed in its iteration");
+      const std::vector<std::string> dops = operands(p.text_line(body[*def].line).text);
+      if (body[*def].inst->mnemonic != "v_lshl_add_u64" || dops.size() != 4 || program::parse_reg(dops[0]) != a || dops[2] != "0")
+        return refused("a memory address not computed as base + offset (v_lshl_add_u64 vA, sB, 0, vO)");
+      const std::optional<RegRange> s0 = program::parse_reg(dops[1]), s2 = program::parse_reg(dops[3]);
+      const bool base_first = sgpr_pair(s0) && vgpr_pair(s2);
+      if (!base_first && !(vgpr_pair(s0) && sgpr_pair(s2))) return refused("a memory address not computed as base + offset (v_lshl_add_u64 vA, sB, 0, vO)");
+      x.base = base_first ? *s0 : *s2;
+      const RegRange o = base_first ? *s2 : *s0;
+      if (written(x.base)) return refused("a memory base the loop changes");
+      if (shared && !(*shared == o)) return refused("memory addresses with different offset registers");
+      shared = o;
+      // The last write of vO before the address: none (shape A) or the same in-iteration def (shape B).
+      std::optional<size_t> last;
+      for (size_t d = 0; d < *def; ++d)
+        if (writes(d, o)) last = d;
+      if (!accesses.empty() && last != offset_def) return refused("a memory address computed after the offset's update");
+      offset_def = last;
+      accesses.push_back(x);
+    }
+    if (!shared) return refused("no memory access");
+    auto pair = [](char file, unsigned r) { return fmt::format("{}[{}:{}]", file, r, r + 1); };
+    Guard g;
+    std::string vo, step_lo, step_hi;  // o(a) at the copy's entry (a VGPR pair) and T (two SGPRs)
+    if (!offset_def) {
+      // Shape A: vO loop-carried, stepped once by a loop-invariant SGPR pair.
+      std::optional<RegRange> step;
+      size_t updates = 0;
+      for (size_t i = 0; i < body.size(); ++i) {
+        if (!writes(i, *shared)) continue;
+        ++updates;
+        const std::vector<std::string> uops = operands(p.text_line(body[i].line).text);
+        if (body[i].inst->mnemonic != "v_lshl_add_u64" || uops.size() != 4 || program::parse_reg(uops[0]) != shared || uops[2] != "0") continue;
+        const std::optional<RegRange> u0 = program::parse_reg(uops[1]), u2 = program::parse_reg(uops[3]);
+        if (u0 == shared && sgpr_pair(u2)) step = *u2;
+        if (u2 == shared && sgpr_pair(u0)) step = *u0;
+      }
+      if (updates != 1 || !step) return refused("the shared address offset is not stepped once by an SGPR pair (vO = vO + sT)");
+      if (written(*step)) return refused("the address step changes in the loop");
+      vo = pair('v', shared->first);
+      step_lo = fmt::format("s{}", step->first);
+      step_hi = fmt::format("s{}", step->first + 1);
+    } else {
+      // Shape B: vO = sext(vI) << s in the iteration (`v_ashrrev_i32 vH, 31, vI`, `v_lshlrev_b64 vO,
+      // s, v[I:H]`, s = 0..4), vI a 32-bit induction written once, after the offset's def, by an instruction
+      // whose other sources the loop does not write (its step X per lane: i_j = i_0 + j*X mod 2^32).
+      // The guard checks X is the same on every active lane and i_0 + (K-1)*X does not leave the
+      // int32 range; then sext(i_j) = sext(i_0) + j*sext(X) exactly, and o = sext(i_0) << s with
+      // T = sext(X) << s is shape A's affine form (mod 2^64).
+      const std::vector<std::string> wops = operands(p.text_line(body[*offset_def].line).text);
+      const std::optional<RegRange> src = wops.size() == 3 ? program::parse_reg(wops[2]) : std::nullopt;
+      const std::optional<int64_t> shift = wops.size() == 3 ? integer(wops[1]) : std::nullopt;
+      if (body[*offset_def].inst->mnemonic != "v_lshlrev_b64" || !shift || *shift < 0 || *shift > 4 || !vgpr_pair(src) || program::parse_reg(wops[0]) != shared)
+        return refused("the shared address offset is neither stepped nor sext(i) << s");
+      const RegRange lo{RegFile::VGPR, src->first, 1}, hi{RegFile::VGPR, src->first + 1, 1};
+      std::optional<size_t> sext;
+      for (size_t d = 0; d < *offset_def; ++d)
+        if (writes(d, hi)) sext = d;
+      const std::vector<std::string> sops = sext ? operands(p.text_line(body[*sext].line).text) : std::vector<std::string>{};
+      if (!sext || body[*sext].inst->mnemonic != "v_ashrrev_i32_e32" || sops.size() != 3 || sops[1] != "31" || program::parse_reg(sops[2]) != lo ||
+          program::parse_reg(sops[0]) != hi)
+        return refused("the address offset's high word is not the index's sign");
+      std::vector<size_t> index_writes;
+      for (size_t i = 0; i < body.size(); ++i)
+        if (writes(i, lo)) index_writes.push_back(i);
+      if (index_writes.size() != 1 || index_writes[0] < *offset_def) return refused("the address index is not stepped once after the offset's def");
+      const program::Instruction& up = *body[index_writes[0]].inst;
+      if (up.may_load || up.defs.size() != 1 || !(up.defs[0] == lo)) return refused("the address index's update writes more than the index");
+      // An add of loop invariants to the whole index (the SDWA form selecting all of it), no clamp: then
+      // every iteration adds the same X.
+      const std::string& ut = p.text_line(body[index_writes[0]].line).text;
+      const std::vector<std::string> uo = operands(ut);
+      const std::string iname = fmt::format("v{}", lo.first);
+      const bool plain = up.mnemonic == "v_add_u32_e32" || up.mnemonic == "v_add_u32_e64";
+      const bool sdwa = up.mnemonic == "v_add_u32_sdwa" && ut.find("dst_sel:DWORD") != std::string::npos &&
+                        ut.find(uo.size() > 1 && uo[1] == iname ? "src0_sel:DWORD" : "src1_sel:DWORD") != std::string::npos;
+      if (!(plain || sdwa) || ut.find("clamp") != std::string::npos || uo.size() < 3 || uo[0] != iname ||
+          (uo[1] != iname && uo[2].substr(0, uo[2].find(' ')) != iname))
+        return refused("the address index's update is not an add of loop invariants");
+      for (const RegRange& r : up.uses)
+        if (r.file != RegFile::EXEC && !(r == lo) && written(r)) return refused("the address index steps by a value the loop changes");
+      const auto index = take_vgpr(1, 0), delta = take_vgpr(1, 0), wide = take_vgpr(2, 0), sum = take_vgpr(2, 0);
+      const auto x = take_sgpr(2, 2), bad = take_sgpr(2, 2), carry = take_sgpr(2, 2);
+      if (!index || !delta || !wide || !sum || !x || !bad || !carry) return refused("no free registers for the alias guard");
+      auto replay = rename_vgprs(p.text_line(body[index_writes[0]].line).text, {{lo.first, *index}});
+      if (!replay) return refused("the address index's update cannot be replayed");
+      g.lines.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", *index, lo.first));
+      g.lines.push_back(*replay);                                                            // i_1
+      g.lines.push_back(fmt::format("v_sub_u32_e32 v{0}, v{1}, v{2}", *delta, *index, lo.first));  // X
+      g.lines.push_back("s_nop 0");  // VALU writes a VGPR -> v_readfirstlane reads it: 1 wait state
+      g.lines.push_back(fmt::format("v_readfirstlane_b32 s{}, v{}", *x, *delta));
+      g.lines.push_back("s_nop 1");  // VALU writes an SGPR -> VALU reads it: 2 wait states (gfx940+)
+      g.lines.push_back(fmt::format("v_cmp_ne_u32_e64 {}, s{}, v{}", pair('s', *bad), *x, *delta));
+      g.lines.push_back(fmt::format("s_and_b64 {0}, exec, {0}", pair('s', *bad)));
+      g.lines.push_back("s_cbranch_scc1 " + header);  // X differs between lanes
+      g.lines.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", *wide, lo.first));
+      g.lines.push_back(fmt::format("v_ashrrev_i32_e32 v{}, 31, v{}", *wide + 1, lo.first));  // sext(i_0)
+      g.lines.push_back(fmt::format("v_mad_i64_i32 {}, {}, s{}, {}, {}", pair('v', *sum), pair('s', *carry), *x, k - 1, pair('v', *wide)));
+      g.lines.push_back(fmt::format("v_ashrrev_i32_e32 v{}, 31, v{}", *delta, *sum));
+      g.lines.push_back(fmt::format("v_cmp_ne_u32_e64 {}, v{}, v{}", pair('s', *bad), *delta, *sum + 1));
+      g.lines.push_back(fmt::format("s_and_b64 {0}, exec, {0}", pair('s', *bad)));
+      g.lines.push_back("s_cbranch_scc1 " + header);  // i_0 + (K-1)*X leaves int32 on some lane
+      g.lines.push_back(fmt::format("v_lshlrev_b64 {0}, {1}, {0}", pair('v', *wide), *shift));  // o = sext(i_0) << s
+      g.lines.push_back(fmt::format("s_ashr_i32 s{}, s{}, 31", *x + 1, *x));
+      g.lines.push_back(fmt::format("s_lshl_b64 {0}, {0}, {1}", pair('s', *x), *shift));  // T = sext(X) << s
+      vo = pair('v', *wide);
+      step_lo = fmt::format("s{}", *x);
+      step_hi = fmt::format("s{}", *x + 1);
+    }
+    const auto first = take_sgpr(2, 2), limit = take_sgpr(2, 2), failing = take_sgpr(2, 2), e = take_sgpr(2, 2), flag = take_sgpr(1, 1);
+    const auto spread = take_vgpr(2, 0);
+    if (!first || !limit || !failing || !e || !flag || !spread) return refused("no free registers for the alias guard");
+    const unsigned vo_first = static_cast<unsigned>(std::stoul(vo.substr(2)));
+    // (1) Every active lane's offset within W of the first active lane's.
+    g.lines.push_back("s_nop 0");  // VALU writes a VGPR -> v_readfirstlane reads it: 1 wait state
+    g.lines.push_back(fmt::format("v_readfirstlane_b32 s{}, v{}", *first, vo_first));
+    g.lines.push_back(fmt::format("v_readfirstlane_b32 s{}, v{}", *first + 1, vo_first + 1));
+    g.lines.push_back(fmt::format("s_sub_u32 s{0}, {1:#x}, s{0}", *first, kLaneSpread));
+    g.lines.push_back(fmt::format("s_subb_u32 s{0}, 0, s{0}", *first + 1));
+    g.lines.push_back(fmt::format("v_lshl_add_u64 {}, {}, 0, {}", pair('v', *spread), vo, pair('s', *first)));  // o(a) - o(f) + W
+    g.lines.push_back(fmt::format("s_mov_b32 s{}, {:#x}", *limit, 2 * kLaneSpread + 1));
+    g.lines.push_back(fmt::format("s_mov_b32 s{}, 0", *limit + 1));
+    g.lines.push_back(fmt::format("v_cmp_gt_u64_e64 {}, {}, {}", pair('s', *failing), pair('s', *limit), pair('v', *spread)));
+    g.lines.push_back(fmt::format("s_andn2_b64 {0}, exec, {0}", pair('s', *failing)));
+    g.lines.push_back("s_cbranch_scc1 " + header);
+    // (2) Every store against every load, m = 1..K-1 iterations later.
+    for (const Access& s : accesses)
+      for (const Access& l : accesses) {
+        if (!s.store || l.store) continue;
+        const uint64_t c = static_cast<uint64_t>(s.offset - l.offset + kReach);
+        g.lines.push_back(fmt::format("s_add_u32 s{}, s{}, {:#x}", *e, s.base.first, static_cast<uint32_t>(c)));
+        g.lines.push_back(fmt::format("s_addc_u32 s{}, s{}, {}", *e + 1, s.base.first + 1, static_cast<int32_t>(c >> 32)));
+        g.lines.push_back(fmt::format("s_sub_u32 s{0}, s{0}, s{1}", *e, l.base.first));
+        g.lines.push_back(fmt::format("s_subb_u32 s{0}, s{0}, s{1}", *e + 1, l.base.first + 1));
+        for (unsigned m = 1; m < k; ++m) {
+          g.lines.push_back(fmt::format("s_sub_u32 s{0}, s{0}, {1}", *e, step_lo));
+          g.lines.push_back(fmt::format("s_subb_u32 s{0}, s{0}, {1}", *e + 1, step_hi));
+          g.lines.push_back(fmt::format("s_cmp_gt_u32 s{}, {:#x}", *e, 2 * kReach));  // E + R > 2R, unsigned 64-bit:
+          g.lines.push_back(fmt::format("s_cselect_b32 s{}, 1, 0", *flag));           //   low word above 2R, or high word nonzero
+          g.lines.push_back(fmt::format("s_or_b32 s{0}, s{0}, s{1}", *flag, *e + 1));
+          g.lines.push_back("s_cbranch_scc0 " + header);
+        }
+      }
+    return g;
   }
 
   // Uniform loops: an SGPR counter c stepped by ±1 once per iteration, the exit test `c == B` after the

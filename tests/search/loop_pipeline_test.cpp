@@ -61,7 +61,7 @@ std::string conv1d_trips_spec() {
 std::string long_rows_spec(const std::string& kernel) {
   const auto path = asmevo::testing::scratch_dir("loop_pipeline", "") / (kernel + "_long.yaml");
   std::string args;
-  if (kernel == "kb_softmax_f32")
+  if (kernel == "kb_softmax_f32" || kernel == "kb_log_softmax_f32")
     args = "  - {name: x, buffer: f32, count: 2446, init: {normal: [0, 3]}}\n  - {name: y, buffer: f32, count: 2446, output: true}\n"
            "  - {name: rows, value: 2, type: i32}\n  - {name: cols, value: 1223, type: i32}\n";
   else if (kernel == "kb_matvec_f32")
@@ -74,6 +74,12 @@ std::string long_rows_spec(const std::string& kernel) {
     args = "  - {name: logits, buffer: f32, count: 2446, init: {normal: [0, 2]}}\n  - {name: labels, buffer: i32, count: 2, init: {ints: [0, 1222]}}\n"
            "  - {name: loss, buffer: f32, count: 2, output: true}\n  - {name: total, buffer: f32, count: 1, init: zeros, inout: true}\n"
            "  - {name: rows, value: 2, type: i32}\n  - {name: classes, value: 1223, type: i32}\n";
+  else if (kernel == "axpy_f32")  // grid stride 128
+    args = "  - {name: alpha, value: 1.5, type: f32}\n  - {name: x, buffer: f32, count: 1223, init: {normal: [0, 1]}}\n"
+           "  - {name: y, buffer: f32, count: 1223, init: {uniform: [-1, 1]}, inout: true}\n  - {name: n, value: 1223, type: i32}\n";
+  else if (kernel == "axpy_f64")
+    args = "  - {name: alpha, value: -0.75, type: f64}\n  - {name: x, buffer: f64, count: 1223, init: {normal: [0, 1]}}\n"
+           "  - {name: y, buffer: f64, count: 1223, init: {uniform: [-1, 1]}, inout: true}\n  - {name: n, value: 1223, type: i32}\n";
   else if (kernel == "log_softmax_rows_f32")
     args = "  - {name: x, buffer: f32, count: 2446, init: {normal: [0, 3]}}\n  - {name: y, buffer: f32, count: 2446, output: true}\n"
            "  - {name: rows, value: 2, type: i32}\n  - {name: cols, value: 1223, type: i32}\n";
@@ -146,8 +152,8 @@ TEST(LoopPipelineTest, RefusesWhatCouldChangeTheResult) {
   }
   const std::string the_load = "global_load_dword v5, v[2:3], off";
   const std::string wait = "v_add_f32_e32 v4, v4, v5";  // the use after the loop's wait
-  // A store in the body may alias a later iteration's load.
-  auto stored = sum_with(wait, {"global_store_dword v[2:3], v4, off"});
+  // An atomic in the body may alias a later iteration's load (plain stores: StoreLoops... below).
+  auto stored = sum_with(wait, {"global_atomic_add_f32 v[2:3], v4, off"});
   EXPECT_NE(search::loop_pipeline_refusal(stored, sum.name, self_loop(stored, sum.name), 8).find("a store or atomic"), std::string::npos);
   // The next address computed from the loaded value (pointer chasing): the loads cannot go first.
   auto chased = sum_with(wait, {"v_add_u32_e32 v2, v2, v5"});
@@ -203,7 +209,7 @@ TEST(LoopPipelineTest, EveryCorpusSelfLoopGetsAPlanOrAReason) {
       }
     }
     std::cout << "[loop-pipeline] a plan for " << planned << " of " << loops << " " << arch << " self-loops in " << planned_kernels[arch].size() << " kernels\n";
-    if (std::string(arch) == "gfx942") EXPECT_GE(planned, 36u);  // 28 before scalar loads and lane-mask renaming
+    if (std::string(arch) == "gfx942") EXPECT_GE(planned, 47u);  // 28 before scalar loads and lane-mask renaming, 36 before stores
   }
   // The loops these two opened: scalar weight loads (the convolutions, attention's score loop) and a lane
   // mask shared by compute and exit test.
@@ -302,4 +308,114 @@ TEST(LoopPipelineTest, RefusesPartialScalarWaitsAndUnencodableMasks) {
   auto literal = kernel_with("kb_huber_loss_f32", "v_add_f32_e32 v1, v1, v6", {"v_addc_co_u32_e32 v6, vcc, 0, v6, vcc"});
   const std::string why = search::loop_pipeline_refusal(literal, "kb_huber_loss_f32", self_loop(literal, "kb_huber_loss_f32"), 4);
   EXPECT_NE(why.find("cannot name an SGPR pair for VCC"), std::string::npos) << why;
+}
+
+// relu_f32 with `n` elements over 2 workgroups of 64 (grid stride 128: 9-10 iterations per lane at 1189);
+// x in-out (with `x_extra` more elements) so that a kernel that writes x is compared on it too.
+std::string relu_rows_spec(int n, int x_extra = 0) {
+  const auto path = asmevo::testing::scratch_dir("loop_pipeline", "") / fmt::format("relu_f32_{}_{}.yaml", n, x_extra);
+  write_file_atomic(path.string(), fmt::format("kernel: relu_f32\ngrid: [2, 1, 1]\nblock: [64, 1, 1]\ndynamic_lds: 0\nseed: 7\ninputs: 2\nspecial: true\nargs:\n"
+                                               "  - {{name: x, buffer: f32, count: {1}, init: {{normal: [0, 1]}}, inout: true}}\n"
+                                               "  - {{name: y, buffer: f32, count: {0}, output: true}}\n  - {{name: n, value: {0}, type: i32}}\n",
+                                               n, n + x_extra));
+  return path.string();
+}
+
+// A loop that stores (relu_f32's grid-stride loop: load x[i], store y[i]): the later iterations' loads pass
+// the earlier stores behind the alias guard. Every factor (8, 4, 3, 2; 9-10 iterations per lane, so each
+// copy runs, then the original for the rest) checks clean and verifies EQUIVALENT.
+TEST(LoopPipelineTest, StoreLoopsPipelineBehindAnAliasGuardAndVerifyEquivalent) {
+  auto move = search::make_loop_pipeline_move();
+  const corpus::Kernel k = corpus::kernels("gfx942", {"relu_f32"}).at(0);
+  auto k0 = load(k.code_object);
+  auto p = program::Program::recover(k0);
+  auto edits = propose_whole(*move, p, k.name);
+  // 16: 15 renamed copies of v1 and v[4:5] do not fit below v64.
+  EXPECT_NE(search::loop_pipeline_refusal(p, k.name, self_loop(p, k.name), 16).find("not enough free VGPRs"), std::string::npos);
+  ASSERT_EQ(edits.size(), 4u);
+  const std::string spec = relu_rows_spec(1189);
+  for (const search::Edit& e : edits) {
+    EXPECT_NE(e.description.find("alias guard (1 store(s)"), std::string::npos) << e.description;
+    auto k1 = rebuilt(search::apply_edit(p, e), "k1.co");
+    auto report = checked(k1, k.name);
+    EXPECT_TRUE(report.clean()) << e.description << "\n" << report.to_text();
+    EXPECT_EQ(verdict(k0, k1, spec), verify::Verdict::Equivalent) << e.description << "\n" << e.diff();
+    EXPECT_EQ(verdict(k0, k1, asmevo::testing::spec_without_perf(k.spec)), verify::Verdict::Equivalent) << e.description;
+  }
+}
+
+// The alias guard decides: relu_f32 changed to also store relu(x[i]) into x[i + stride] (offset:512 = the
+// 128-lane grid stride in bytes), which the next iteration loads. The guard sees E = 512 - 512 = 0 and
+// sends every wave to the original loop: EQUIVALENT. The same edit without the guard's pair checks
+// (the lines after its lane-spread branch) loads x[i + stride] before the store: told apart.
+TEST(LoopPipelineTest, AliasGuardFallsBackWhereAStoreFeedsALaterLoad) {
+  const std::string update = "v_lshl_add_u64 v[2:3], v[2:3], 0, s[2:3]";
+  auto chained = kernel_with("relu_f32", update, {"v_lshl_add_u64 v[6:7], s[4:5], 0, v[2:3]"});
+  {
+    const size_t at = find_line(chained, "relu_f32", "s_andn2_b64 exec, exec, s[8:9]");
+    ASSERT_NE(at, 0u);
+    search::Edit e;
+    e.kernel = "relu_f32";
+    e.hunks.push_back(search::make_insertion(at, {"global_store_dword v[6:7], v1, off offset:512"}));
+    chained = program::Program::recover(rebuilt(search::apply_edit(chained, e), "k1.co"));
+  }
+  const auto k0 = rebuilt(chained, "k0.co");
+  auto move = search::make_loop_pipeline_move();
+  std::optional<search::Edit> four;
+  for (search::Edit& e : propose_whole(*move, chained, "relu_f32"))
+    if (e.description.find("pipelined by 4") != std::string::npos) four = e;
+  ASSERT_TRUE(four) << search::loop_pipeline_refusal(chained, "relu_f32", self_loop(chained, "relu_f32"), 4);
+  EXPECT_NE(four->description.find("2 store(s)"), std::string::npos) << four->description;
+  const std::string spec = relu_rows_spec(1189, 128);  // the last iteration's x[i + stride]
+  auto k1 = rebuilt(search::apply_edit(chained, *four), "k1.co");
+  EXPECT_TRUE(checked(k1, "relu_f32").clean());
+  EXPECT_EQ(verdict(k0, k1, spec), verify::Verdict::Equivalent) << four->diff();
+  // Without the pair checks: every `s_cbranch_scc0` of the guard (only the pair checks use it) dropped.
+  search::Edit unguarded = *four;
+  size_t dropped = 0;
+  for (search::Hunk& h : unguarded.hunks)
+    dropped += std::erase_if(h.lines, [](const std::string& l) { return l.rfind("s_cbranch_scc0 ", 0) == 0; });
+  ASSERT_GT(dropped, 0u);
+  EXPECT_NE(verdict(k0, rebuilt(search::apply_edit(chained, unguarded), "k2.co"), spec), verify::Verdict::Equivalent) << unguarded.diff();
+}
+
+// Stores the guard cannot read: an address from another offset register.
+TEST(LoopPipelineTest, RefusesStoresTheAliasGuardCannotRead) {
+  auto other = kernel_with("relu_f32", "v_lshl_add_u64 v[2:3], v[2:3], 0, s[2:3]", {"v_lshl_add_u64 v[6:7], s[4:5], 0, v[0:1]"});
+  const size_t at = find_line(other, "relu_f32", "s_andn2_b64 exec, exec, s[8:9]");
+  ASSERT_NE(at, 0u);
+  search::Edit e;
+  e.kernel = "relu_f32";
+  e.hunks.push_back(search::make_insertion(at, {"global_store_dword v[6:7], v1, off"}));
+  auto p = program::Program::recover(rebuilt(search::apply_edit(other, e), "k1.co"));
+  const std::string why = search::loop_pipeline_refusal(p, "relu_f32", self_loop(p, "relu_f32"), 4);
+  EXPECT_NE(why.find("different offset registers"), std::string::npos) << why;
+}
+
+// Store loops whose offset is the 32-bit index sign-extended and shifted each iteration (`v_ashrrev_i32`,
+// `v_lshlrev_b64 vO, 2, ...`, the index stepped by a loop-invariant add, SDWA included): the guard also
+// checks the step is the same on every lane and the index stays in int32 over the K iterations. axpy_f32
+// (shift 2), axpy_f64 (3), rmsnorm_f16's output loop (1), the output loops of kb_softmax_f32,
+// kb_log_softmax_f32 and kb_layernorm_f32, on 7-20 iterations per lane: each (the first two per kernel)
+// checks clean and verifies EQUIVALENT.
+TEST(LoopPipelineTest, SignExtendedIndexStoreLoopsVerifyEquivalent) {
+  auto move = search::make_loop_pipeline_move();
+  for (const std::string kernel : {"axpy_f32", "axpy_f64", "rmsnorm_f16", "kb_softmax_f32", "kb_log_softmax_f32", "kb_layernorm_f32"}) {
+    const corpus::Kernel k = corpus::kernels("gfx942", {kernel}).at(0);
+    auto k0 = load(k.code_object);
+    auto p = program::Program::recover(k0);
+    std::vector<search::Edit> stores;
+    for (search::Edit& e : propose_whole(*move, p, k.name))
+      if (e.description.find("alias guard") != std::string::npos && stores.size() < 2) stores.push_back(e);
+    ASSERT_GE(stores.size(), 1u) << kernel;  // kb_layernorm_f32: its first two loops' edits fill the move's edit cap but one
+    // rmsnorm_f16's own spec has rows of 1000 columns over 128 lanes (7-8 iterations a lane).
+    const std::string spec = kernel == "rmsnorm_f16" ? asmevo::testing::spec_without_perf(k.spec) : long_rows_spec(kernel);
+    for (const search::Edit& e : stores) {
+      auto k1 = rebuilt(search::apply_edit(p, e), "k1.co");
+      auto report = checked(k1, k.name);
+      EXPECT_TRUE(report.clean()) << kernel << "\n" << e.description << "\n" << report.to_text();
+      EXPECT_EQ(verdict(k0, k1, spec), verify::Verdict::Equivalent) << kernel << "\n" << e.description << "\n" << e.diff();
+      EXPECT_EQ(verdict(k0, k1, asmevo::testing::spec_without_perf(k.spec)), verify::Verdict::Equivalent) << kernel << "\n" << e.description;
+    }
+  }
 }
