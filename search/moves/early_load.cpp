@@ -28,7 +28,7 @@
 //     or an s_barrier. Never a vector/scalar memory instruction, message or branch: vector-memory
 //     operations keep their issue order, so vmcnt (an in-order count) covers the same operations at
 //     every wait after Lk.
-//   * An s_waitcnt r crossed by the loads of H (k' of them) waits for vmcnt N+k' instead of N: the
+//   * An s_waitcnt r crossed by k' loads of H (those after it) waits for vmcnt N+k' instead of N: the
 //     k' loads are the newest outstanding ones there, so N+k' outstanding still means every operation
 //     older than the N newest of the original is done. Refused above the 6-bit maximum and for a wait
 //     on expcnt (it protects store data registers, which the load count does not describe). A wait
@@ -145,7 +145,10 @@ class Planner {
         h.insert(x);
         continue;
       }
-      if (!crossable(blk, x, in, h, seed.size(), waits)) break;
+      // The loads that cross this line: those of the seed below it (a wait between two loads of the
+      // seed is crossed only by the later ones).
+      const size_t crossing = std::count_if(seed.begin(), seed.end(), [&](size_t j) { return j > x; });
+      if (!crossable(blk, x, in, h, crossing, waits)) break;
       barriers += in.cls == InstClass::Barrier;
       crossed_waits += in.cls == InstClass::Waitcnt;
       if (x <= barrier) {

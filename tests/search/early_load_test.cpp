@@ -68,6 +68,29 @@ TEST(EarlyLoadTest, StopsAtWhatItMustNotCross) {
   }
 }
 
+TEST(EarlyLoadTest, CountsOnlyTheLoadsThatCrossAWait) {
+  // A vmcnt(0) between the first and the second weight load is crossed by the three after it only:
+  // it becomes vmcnt(3) (vmcnt(4) would let the first one still be outstanding), and the edit verifies.
+  auto move = search::make_early_load_move();
+  const corpus::Kernel k = corpus::kernels("gfx942", {"rmsnorm_kernel"}).at(0);
+  const auto k0 = load(k.code_object);
+  const auto p = program::Program::recover(k0);
+  const size_t second = find_line(p, k.name, "buffer_load_ushort v12, v5, s[4:7], 0 offen");
+  ASSERT_NE(second, 0u);
+  program::Program q = p;
+  q.insert_before(second, {"s_waitcnt vmcnt(0)"});
+  const auto kq = rebuilt(q, "changed.co");
+  const auto r = program::Program::recover(kq);
+  const auto edits = propose_whole(*move, r, k.name);
+  ASSERT_FALSE(edits.empty());
+  const std::string diff = edits[0].diff();
+  EXPECT_NE(diff.find("+s_waitcnt vmcnt(3)"), std::string::npos) << diff;
+  EXPECT_EQ(diff.find("vmcnt(4)"), std::string::npos) << diff;
+  const auto k1 = rebuilt(search::apply_edit(r, edits[0]), "k1.co");
+  EXPECT_TRUE(checked(k1, k.name).clean()) << diff;
+  EXPECT_EQ(verdict(kq, k1, asmevo::testing::spec_without_perf(k.spec)), verify::Verdict::Equivalent) << diff;
+}
+
 TEST(EarlyLoadTest, EveryGfx942CorpusEditVerifiesEquivalent) {
   auto move = search::make_early_load_move();
   const std::vector<std::string> changed = run_on_corpus(*move);
