@@ -33,11 +33,11 @@
 //    one, so the move refuses kernels with a partial lgkmcnt wait (whose meaning the removal changes).
 //    v_mov writes vR at once instead of when the read returns: compiled code reads or writes vR only
 //    after its wait (the cascade's static check proves the waits of the copy).
-// EXEC tracking: the entry EXEC is E0; `s_and_saveexec_b64 sX, Y` makes EXEC a subset of what it was
-// and saves it in sX; `s_or_b64 exec, exec, sX` (or `s_mov_b64 exec, sX`) with sX still holding a
-// saved E0 restores E0; `s_and_b64`/`s_andn2_b64 exec, exec, Y` narrow; any other EXEC write makes EXEC
-// unknown (no forwarding across it). Reaching definitions stop at a definition made under E0, or one
-// in the same block with no EXEC write between it and the use (same lanes).
+// EXEC tracking is program/reaching.h's exec_from_entry (E0 is the entry EXEC: saveexec narrows,
+// its restore from a pair still holding E0 restores it, any other EXEC write makes it unknown, so no
+// forwarding across it); reaching definitions are program/reaching.h's, where a definition hides the
+// ones before it when made under E0, or when it lies in the use's block with no EXEC write between it
+// and the use (same lanes).
 //
 // Refused (no edit), with the reason: guarded_copy.h's refusals (raw instructions, ...), the guard's
 // (dispatch pointer already enabled, ...), calls, work-item ids y/z enabled (then v0 is not x alone),
@@ -52,6 +52,7 @@
 #include <set>
 
 #include "codeobj/arch_params.h"
+#include "program/reaching.h"
 #include "search/moves/guarded_copy.h"
 #include "search/moves/lds_forward.h"
 #include "search/moves/moves.h"
@@ -64,47 +65,9 @@ namespace {
 using program::RegFile;
 using program::RegRange;
 
-constexpr size_t kEntry = static_cast<size_t>(-1);
+using program::EntryExec;
+constexpr size_t kEntry = program::kEntryValue;
 const RegRange kExec{RegFile::EXEC, 0, 2};
-
-enum class Exec { Full, Subset, Unknown };  // EXEC is E0, a subset of E0, or unknown
-struct ExecState {
-  Exec exec = Exec::Full;
-  std::set<unsigned> saved;  // first SGPR of pairs that hold E0 (a saveexec under E0)
-  bool operator==(const ExecState&) const = default;
-};
-
-ExecState merge(const ExecState& a, const ExecState& b) {
-  ExecState m;
-  m.exec = std::max(a.exec, b.exec);
-  for (unsigned r : a.saved)
-    if (b.saved.count(r)) m.saved.insert(r);
-  return m;
-}
-
-void step(const program::Instruction& in, ExecState& s) {
-  const std::string& m = in.mnemonic;
-  std::optional<unsigned> source_pair;
-  for (const program::Operand& o : in.operands)
-    if (!o.is_def && o.kind == program::Operand::Reg && o.reg.file == RegFile::SGPR && o.reg.count == 2) source_pair = o.reg.first;
-  std::optional<unsigned> saved_now;
-  if (m == "s_and_saveexec_b64") {
-    for (const program::Operand& o : in.operands)
-      if (o.is_def && o.kind == program::Operand::Reg && o.reg.file == RegFile::SGPR && o.reg.count == 2 && s.exec == Exec::Full) saved_now = o.reg.first;
-    s.exec = s.exec == Exec::Unknown ? Exec::Unknown : Exec::Subset;
-  } else if (in.writes(kExec)) {
-    const bool restore = (m == "s_or_b64" && in.reads(kExec) && s.exec != Exec::Unknown) || m == "s_mov_b64";
-    const bool narrow = (m == "s_and_b64" || m == "s_andn2_b64") && in.reads(kExec) && s.exec != Exec::Unknown;
-    if (restore && source_pair && s.saved.count(*source_pair)) s.exec = Exec::Full;
-    else if (narrow) s.exec = Exec::Subset;
-    else s.exec = Exec::Unknown;
-  }
-  for (const RegRange& d : in.defs)
-    if (d.file == RegFile::SGPR)
-      for (auto it = s.saved.begin(); it != s.saved.end();)
-        it = *it + 1 >= d.first && *it < d.first + d.count ? s.saved.erase(it) : std::next(it);
-  if (saved_now) s.saved.insert(*saved_now);
-}
 
 // An LDS access the move understands: a one-address read or write of `bytes`, or a write2 pair.
 struct DsAccess {
@@ -161,69 +124,25 @@ struct Value {
 
 class Analysis {
  public:
-  Analysis(const program::Program& p, const program::Function& f) : p_(p), f_(f) {
+  Analysis(const program::Program& p, const program::Function& f) : p_(p), f_(f), exec_(program::exec_from_entry(p, f)) {
     block_of_.assign(f.end, 0);
     for (size_t b = 0; b < f.blocks.size(); ++b)
       for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i) block_of_[i] = b;
-    // EXEC before every line, by a forward fixpoint over the blocks.
-    std::vector<std::optional<ExecState>> in(f.blocks.size());
-    in[0] = ExecState{};
-    exec_.assign(f.end, ExecState{Exec::Unknown, {}});
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (size_t b = 0; b < f.blocks.size(); ++b) {
-        if (!in[b]) continue;
-        ExecState s = *in[b];
-        for (size_t i = f.blocks[b].first; i <= f.blocks[b].last; ++i) {
-          exec_[i] = s;
-          const program::Line& l = p.text_line(i);
-          if (l.kind == program::Line::Instr && l.inst) step(*l.inst, s);
-        }
-        for (size_t t : f.blocks[b].succs) {
-          ExecState next = in[t] ? merge(*in[t], s) : s;
-          if (!in[t] || !(next == *in[t])) in[t] = next, changed = true;
-        }
-      }
-    }
   }
 
-  Exec exec(size_t line) const { return exec_[line].exec; }
+  EntryExec exec(size_t line) const { return exec_[line - f_.begin]; }
 
   // The definitions of one VGPR that the value read at `line` may come from (kEntry: the entry value).
+  // A definition hides the ones before it when made under E0, or when it lies in `line`'s block with
+  // no EXEC write from it to `line` (the same lanes).
   std::set<size_t> reaching(size_t line, unsigned vgpr) const {
-    const RegRange reg{RegFile::VGPR, vgpr, 1};
-    std::set<size_t> out, visited;
-    std::vector<std::pair<size_t, size_t>> todo;
-    const size_t b0 = block_of_[line];
-    bool same_exec = true;  // no EXEC write between the definition and `line` (in the use's block)
-    auto push_preds = [&](size_t b) {
-      if (b == 0) out.insert(kEntry);
-      for (size_t pb : f_.blocks[b].preds)
-        if (visited.insert(pb).second) todo.push_back({pb, f_.blocks[pb].last});
-    };
-    auto scan = [&](size_t b, size_t from, bool first) {
-      for (size_t i = from + 1; i-- > f_.blocks[b].first;) {
-        const program::Line& l = p_.text_line(i);
-        if (l.kind != program::Line::Instr || !l.inst) continue;
-        if (l.inst->writes(reg)) {
-          out.insert(i);
-          if (exec_[i].exec == Exec::Full || (first && same_exec)) return true;
-        }
-        if (first && l.inst->writes(kExec)) same_exec = false;
-      }
-      return false;
-    };
-    if (line > f_.blocks[b0].first) {
-      if (!scan(b0, line - 1, true)) push_preds(b0);
-    } else {
-      push_preds(b0);
-    }
-    while (!todo.empty()) {
-      auto [b, from] = todo.back();
-      todo.pop_back();
-      if (!scan(b, from, false)) push_preds(b);
-    }
-    return out;
+    const program::BasicBlock& blk = f_.blocks[block_of_[line]];
+    size_t same_lanes_from = blk.first;  // the last EXEC write before `line` in its block, or its first line
+    for (size_t i = blk.first; i < line; ++i)
+      if (const program::Line& l = p_.text_line(i); l.kind == program::Line::Instr && l.inst && l.inst->writes(kExec)) same_lanes_from = i;
+    return program::reaching_definitions(p_, f_, line, RegRange{RegFile::VGPR, vgpr, 1}, [&](size_t d) {
+      return exec(d) == EntryExec::Entry || (same_lanes_from <= d && d < line);
+    });
   }
 
   // What one VGPR holds at `line` in every lane that runs it.
@@ -249,8 +168,8 @@ class Analysis {
  private:
   const program::Program& p_;
   const program::Function& f_;
+  std::vector<EntryExec> exec_;
   std::vector<size_t> block_of_;
-  std::vector<ExecState> exec_;
 };
 
 struct Pair {
@@ -329,7 +248,7 @@ class LdsForwardMove final : public Move {
     // Pairs: from each lane-word store under E0 along straight-line code.
     std::vector<Pair> pairs;
     for (const auto& [s, st] : lane_stores) {
-      if (an.exec(s) != Exec::Full) continue;
+      if (an.exec(s) != EntryExec::Entry) continue;
       const RegRange addr{RegFile::VGPR, st.addr, 1};
       auto data = program::parse_reg(st.data);
       if (!data || data->file != RegFile::VGPR || data->count != 1) continue;
@@ -339,7 +258,7 @@ class LdsForwardMove final : public Move {
         if (l.kind == program::Line::Label) break;
         if (l.kind != program::Line::Instr || !l.inst) continue;
         const program::Instruction& in = *l.inst;
-        if (lane_stores.count(i) || an.exec(i) == Exec::Unknown) break;
+        if (lane_stores.count(i) || an.exec(i) == EntryExec::Unknown) break;
         if (auto ld = lane_loads.find(i); ld != lane_loads.end() && ld->second.addr == st.addr && ld->second.offsets[0] == *word_offset)
           pairs.push_back({s, i, st.data, ld->second.data, intact});
         if (in.writes(addr) || in.no_fallthrough || in.is_call) break;

@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <set>
 
+#include "search/moves/motion.h"
 #include "search/moves/moves.h"
 #include "search/moves/probe.h"
 #include "support/error.h"
@@ -41,23 +42,6 @@ namespace asmevo::search {
 namespace {
 
 using program::InstClass;
-
-bool hoistable_load(const program::Instruction& in) {
-  const bool global = in.cls == InstClass::VMEMLoad || (in.cls == InstClass::GLOBAL && in.may_load && !in.may_store);
-  return global && in.text.find(" lds") == std::string::npos;
-}
-
-// SALU ops whose effect or result is not register dataflow: hardware state, the PC (s_getpc's value
-// depends on where it sits), sleeping.
-bool state_or_pc(const program::Instruction& in) {
-  for (const char* m : {"setreg", "getreg", "getpc", "setpc", "swappc", "rfe", "sleep"})
-    if (in.mnemonic.find(m) != std::string::npos) return true;
-  return false;
-}
-
-bool computes(const program::Instruction& in) {  // may join a load's address slice
-  return in.cls == InstClass::VALU || in.cls == InstClass::VOP3P || (in.cls == InstClass::SALU && !state_or_pc(in));
-}
 
 bool crossable(const program::Instruction& in, bool lgkm_clear) {
   switch (in.cls) {
@@ -68,14 +52,6 @@ bool crossable(const program::Instruction& in, bool lgkm_clear) {
     case InstClass::Other: return in.mnemonic == "s_setprio";
     default: return false;
   }
-}
-
-bool independent(const program::Instruction& a, const program::Instruction& b) {
-  for (const program::RegRange& d : a.defs)
-    if (b.reads(d) || b.writes(d)) return false;
-  for (const program::RegRange& d : b.defs)
-    if (a.reads(d)) return false;
-  return true;
 }
 
 class LoadHoistMove final : public Move {
@@ -100,7 +76,7 @@ class LoadHoistMove final : public Move {
                                 before.inst->text.find("lgkmcnt(0)") != std::string::npos;
         const auto [hoisted, end] = plan(p, anchor, b.last, lgkm_clear);
         if (hoisted.empty()) continue;
-        loads += std::count_if(hoisted.begin(), hoisted.end(), [&](size_t i) { return hoistable_load(*p.text_line(i).inst); });
+        loads += std::count_if(hoisted.begin(), hoisted.end(), [&](size_t i) { return global_vector_load(*p.text_line(i).inst); });
         for (const bool pad : {false, true}) {
           std::vector<std::string> lines;
           for (size_t i : hoisted) {
@@ -135,7 +111,7 @@ class LoadHoistMove final : public Move {
     for (size_t j = anchor + 1; j <= last; ++j) {
       const program::Line& l = p.text_line(j);
       if (!l.inst) break;
-      if (!hoistable_load(*l.inst)) continue;
+      if (!global_vector_load(*l.inst)) continue;
       // The backward slice of this load and the pending ones among the lines not yet moved.
       std::set<size_t> take = pending;
       take.insert(j);
@@ -147,7 +123,7 @@ class LoadHoistMove final : public Move {
         const program::Instruction& in = *p.text_line(k).inst;
         const bool feeds = std::any_of(needed.begin(), needed.end(), [&](const program::RegRange& r) { return in.writes(r); });
         if (!feeds) continue;
-        if (!computes(in)) slice_ok = false;
+        if (!pure_compute(in)) slice_ok = false;
         take.insert(k);
         needed.insert(needed.end(), in.uses.begin(), in.uses.end());
       }
@@ -160,7 +136,7 @@ class LoadHoistMove final : public Move {
         if (!p.text_line(r).inst) { ok = false; break; }
         const program::Instruction& ri = *p.text_line(r).inst;
         for (auto h = all.upper_bound(r); h != all.end() && ok; ++h)
-          ok = crossable(ri, lgkm_clear) && independent(ri, *p.text_line(*h).inst);
+          ok = crossable(ri, lgkm_clear) && register_independent(ri, *p.text_line(*h).inst);
       }
       if (!ok) {  // maybe together with the next load (a line between them feeds it and the load overwrites it)
         pending = std::move(take);

@@ -21,6 +21,7 @@ std::unique_ptr<Move> make_dpp_permute_move();       // dpp_permute.cpp
 std::unique_ptr<Move> make_pk_math_move();           // pk_math.cpp
 std::unique_ptr<Move> make_lds_swizzle_move();       // lds_swizzle.cpp
 std::unique_ptr<Move> make_load_hoist_move();        // load_hoist.cpp
+std::unique_ptr<Move> make_early_load_move();        // early_load.cpp
 std::unique_ptr<Move> make_dead_code_move();         // dead_code.cpp
 std::unique_ptr<Move> make_nop_minimize_move();      // nop_minimize.cpp
 std::unique_ptr<Move> make_register_compact_move();  // register_compact.cpp

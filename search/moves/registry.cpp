@@ -17,6 +17,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_tile_load_batch_move());
     moves.push_back(make_register_double_buffer_move());
     moves.push_back(make_lds_forward_move());
+    moves.push_back(make_early_load_move());
     moves.push_back(make_waitcnt_refine_move());
     moves.push_back(make_waitcnt_sink_move());
     moves.push_back(make_kernarg_hoist_move());

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 
+#include "program/reaching.h"
 #include "rebuild/abi_diff.h"
 #include "search/moves/lds_forward.h"
 #include "search/moves/moves.h"
@@ -148,4 +149,27 @@ TEST(LdsForwardTest, ProposedOverTheCorpus) {
   for (const auto& [why, n] : reasons) std::cout << "[lds-forward] refused " << n << ": " << why << "\n";
   std::cout << "[lds-forward] fired on " << fired << " of " << total << " gfx942 corpus kernels:" << names << "\n";
   EXPECT_GT(fired, 0u);
+}
+
+// program/reaching.h exec_from_entry, which lds-forward's pairs rest on, on Triton's rmsnorm_kernel:
+// EXEC is the entry EXEC until the first s_and_saveexec_b64, a subset of it at the LDS store inside,
+// the entry EXEC again after `s_or_b64 exec, exec, s[12:13]` restores the saved pair, and unknown
+// once the pair no longer holds E0 and is restored anyway (an edit that overwrites it in between).
+TEST(ReachingTest, ExecFromEntryFollowsSaveexecAndRestore) {
+  const corpus::Kernel k = corpus::kernels("gfx942", {"rmsnorm_kernel"}).at(0);
+  const auto p = program::Program::recover(load(k.code_object));
+  const program::Function& f = *p.function(k.name);
+  const size_t save = find_line(p, k.name, "s_and_saveexec_b64 s[12:13], s[6:7]");
+  const size_t store = find_line(p, k.name, "ds_write_b32 v8, v10");
+  const size_t restore = find_line(p, k.name, "s_or_b64 exec, exec, s[12:13]");
+  ASSERT_TRUE(save && store && restore && save < store && store < restore);
+  const std::vector<program::EntryExec> exec = program::exec_from_entry(p, f);
+  EXPECT_EQ(exec[save - f.begin], program::EntryExec::Entry);
+  EXPECT_EQ(exec[store - f.begin], program::EntryExec::Subset);
+  EXPECT_EQ(exec[restore + 1 - f.begin], program::EntryExec::Entry);
+  program::Program q = p;
+  q.insert_before(restore, {"s_mov_b32 s12, 0"});  // the saved E0 is gone: the restore restores something else
+  const auto r = program::Program::recover(rebuilt(q, "changed.co"));
+  const size_t restore_r = find_line(r, k.name, "s_or_b64 exec, exec, s[12:13]");
+  EXPECT_EQ(program::exec_from_entry(r, *r.function(k.name))[restore_r + 1 - r.function(k.name)->begin], program::EntryExec::Unknown);
 }
