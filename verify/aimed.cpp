@@ -522,12 +522,6 @@ class DecisionObserver final : public emu::ExecObserver {
   std::unordered_map<uint64_t, Origin> lds_;  // (workgroup, LDS byte address) -> origin of the dword there
 };
 
-uint64_t mix(uint64_t x) {  // splitmix64 finalizer
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 // The element value on `side` of threshold v, in the buffer's dtype: at it (0), the next
 // representable value below or above (-1, +1), a little further (-2, +2: 1e-3 relative for floats,
 // 2 for integers).

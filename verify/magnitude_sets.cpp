@@ -99,16 +99,6 @@ std::optional<int> signed_tiny_exponent(const std::string& dtype) {
   return std::max(-100, r->emin - r->mantissa + 3);
 }
 
-namespace {
-uint64_t mix(uint64_t x) {  // splitmix64 finalizer: each element's sign, zero-ness and magnitude
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-}  // namespace
-
 std::optional<MagnitudeSet> signed_tiny_set(const emu::LaunchSpec& base, const std::vector<std::shared_ptr<std::vector<uint8_t>>>& inputs,
                                             TinySigns signs, uint64_t salt) {
   MagnitudeSet set;
