@@ -11,14 +11,6 @@
 namespace asmevo::verify {
 namespace {
 
-uint64_t mix(uint64_t x) {  // splitmix64 finalizer: which constant an element takes
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 bool float_buffer(const std::string& dtype) { return dtype == "f32" || dtype == "f16" || dtype == "bf16"; }
 
 // The positive magnitudes among the constants that `dtype` holds exactly (0 kept: it is a value

@@ -522,12 +522,6 @@ class DecisionObserver final : public emu::ExecObserver {
   std::unordered_map<uint64_t, Origin> lds_;  // (workgroup, LDS byte address) -> origin of the dword there
 };
 
-uint64_t mix(uint64_t x) {  // splitmix64 finalizer
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 // The element value on `side` of threshold v, in the buffer's dtype: at it (0), the next
 // representable value below or above (-1, +1), a little further (-2, +2: 1e-3 relative for floats,
 // 2 for integers).
@@ -774,6 +768,7 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
   for (const auto& b : o.buffers)
     if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
   out.magnitude = magnitude_sets(base, inputs);
+  if (auto tiny = signed_tiny_set(base, inputs)) out.magnitude.push_back(std::move(*tiny));
   out.literal = literal_sets(base, inputs, obs.literal_bits);
   if (!obs.probes.empty()) {
     auto searched = search_thresholds(backend, k0, base, inputs, obs.probes, out);

@@ -2,6 +2,7 @@
 // sets: verify/magnitude_sets.cpp, aim_literals.cpp, aim_ties.cpp, aimed.cpp): its label, and the
 // buffers it replaces with bytes of its own.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -17,6 +18,14 @@ inline std::string derived_label(const std::string& base_label, const std::strin
   const size_t shape_end = base_label.rfind(", ");
   const std::string shape = shape_end == std::string::npos ? std::string() : base_label.substr(0, shape_end);
   return shape.empty() ? name : shape + ", " + name;
+}
+
+// The splitmix64 finalizer: the hash by which derived sets choose per element (which constant, sign,
+// zero or threshold an element takes), so that no choice follows a lane's fixed stride.
+inline uint64_t mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
 }
 
 // `arg` initialised with exactly `bytes`.

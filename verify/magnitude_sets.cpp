@@ -93,4 +93,43 @@ std::vector<MagnitudeSet> magnitude_sets(const emu::LaunchSpec& base, const std:
   return out;
 }
 
+std::optional<int> signed_tiny_exponent(const std::string& dtype) {
+  const auto r = float_range(dtype);
+  if (!r) return std::nullopt;
+  return std::max(-100, r->emin - r->mantissa + 3);
+}
+
+std::optional<MagnitudeSet> signed_tiny_set(const emu::LaunchSpec& base, const std::vector<std::shared_ptr<std::vector<uint8_t>>>& inputs,
+                                            TinySigns signs, uint64_t salt) {
+  MagnitudeSet set;
+  set.run = base;
+  set.run.special_variant = -1;
+  set.run.poison = salt % 2 ? 0xA5 : 0xFF;
+  std::string filled;
+  size_t filled_buffers = 0;
+  for (size_t a = 0; a < base.args.size() && a < inputs.size(); ++a) {
+    const emu::ArgSpec& arg = base.args[a];
+    const auto top = signed_tiny_exponent(arg.dtype);
+    if (!inputs[a] || !arg.special || !top) continue;
+    std::vector<uint8_t> bytes = *inputs[a];
+    const uint64_t n = bytes.size() / element_bytes(arg.dtype);
+    if (std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; })) continue;
+    const bool buffer_negative = filled_buffers++ % 2 == 0;
+    for (uint64_t e = 0; e < n; ++e) {
+      const uint64_t h = mix(e * 0x9E3779B97F4A7C15ull + a * 0x632BE59BD9B4E019ull + salt * 0xD6E8FEB86659FD93ull);
+      const bool negative = signs == TinySigns::Mixed ? (h & 1) != 0 : buffer_negative, zero = (h >> 1) % 4 == 0;
+      const double magnitude = zero ? 0.0 : std::ldexp(1.0 + static_cast<double>((h >> 3) % 4) / 4, *top - static_cast<int>((h >> 5) % 3));
+      if (auto b = element_from_number(arg.dtype, negative ? -magnitude : magnitude)) set_element_bits(bytes, arg.dtype, e, *b);
+    }
+    set_input_bytes(set.run.args[a], std::move(bytes));
+    filled += fmt::format("{}{} ({}2^{}..2^{}, 1 in 4 {}0)", filled.empty() ? "" : ", ", arg.name.empty() ? "arg" + std::to_string(a) : arg.name,
+                          signs == TinySigns::Mixed ? "+-" : buffer_negative ? "-" : "+", *top - 2, *top,
+                          signs == TinySigns::Mixed ? "+-" : buffer_negative ? "-" : "+");
+  }
+  if (filled.empty()) return std::nullopt;
+  set.run.label = derived_label(base.label, fmt::format("signed tiny set {}{}", salt, signs == TinySigns::Mixed ? "" : " (by buffer)"));
+  set.description = std::string(signs == TinySigns::Mixed ? "signed tiny inputs (mixed signs): " : "signed tiny inputs (one sign per buffer): ") + filled;
+  return set;
+}
+
 }  // namespace asmevo::verify

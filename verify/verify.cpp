@@ -21,6 +21,7 @@
 #include "verify/difference_search.h"
 #include "verify/compare.h"
 #include "verify/counterexample.h"
+#include "verify/magnitude_sets.h"
 
 namespace asmevo::verify {
 namespace {
@@ -87,12 +88,14 @@ std::optional<OutOfBounds> unallowed(const std::vector<OutOfBounds>& k0, const s
 }
 
 // Values of a `vary:` range worth a launch: its ends and one below, at and above each multiple of
-// the workgroup size and of the wave size (64) inside it (at most kMaxBoundaryValues, the workgroup
-// multiples first); then every remainder modulo 8 at the top (hi - 7 .. hi) and lo + 2, lo + 3: a
+// the workgroup size, of the wave size (64) and of the common tile edge 16 (16 x 16 LDS tiles, the
+// K step of 16x16x16 MFMA) inside it (at most kMaxBoundaryValues, the workgroup multiples first,
+// the tile multiples last); then every remainder modulo 8 at the top (hi - 7 .. hi) and lo + 2, lo + 3: a
 // kernel that handles 2, 4 or 8 elements per lane masks each one with its own compare, and a flip
 // of one shows only at sizes with its remainder; a range of at most kMaxBoundaryValues values is
 // run whole.
 constexpr size_t kMaxBoundaryValues = 24;
+constexpr int64_t kTileEdge = 16;
 std::vector<int64_t> boundary_values(std::pair<int64_t, int64_t> range, uint32_t block) {
   const auto [lo, hi] = range;
   std::vector<int64_t> out;
@@ -100,7 +103,7 @@ std::vector<int64_t> boundary_values(std::pair<int64_t, int64_t> range, uint32_t
     if (v >= lo && v <= hi && out.size() < cap && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   };
   for (int64_t v : {lo, lo + 1, hi - 1, hi}) add(v, kMaxBoundaryValues);
-  for (int64_t step : {static_cast<int64_t>(std::max<uint32_t>(block, 1)), int64_t{64}})
+  for (int64_t step : {static_cast<int64_t>(std::max<uint32_t>(block, 1)), int64_t{64}, kTileEdge})
     for (int64_t m = (lo / step) * step; m <= hi + 1 && m - lo < step * 64; m += step)
       for (int64_t d : {-1, 0, 1}) add(m + d, kMaxBoundaryValues);
   const size_t cap = out.size() + 10;
@@ -274,8 +277,8 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
   const size_t first = runs_.size();
   for (const auto& r : runs) add_run(r, inputs_of(r));
   // Boundary launches for value arguments with `vary: [lo, hi]`: the first input set with the value
-  // at lo, lo + 1, hi - 1, hi and one below, at and above each multiple of the workgroup and the wave
-  // size in the range (a bounds compare off by one shows at exactly one of them).
+  // at lo, lo + 1, hi - 1, hi and one below, at and above each multiple of the workgroup size, the
+  // wave size and the tile edge in the range (a bounds compare off by one shows at exactly one of them).
   if (spec.label.empty() && !runs.empty())
     for (size_t a = 0; a < spec.args.size(); ++a) {
       if (!spec.args[a].vary) continue;
@@ -290,6 +293,30 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
         } catch (const Error& e) {  // the range claims more than the kernel does: say so, keep the rest
           notes_.push_back(fmt::format("boundary launch {} dropped: {}", b.label, e.what_text()));
         }
+      }
+      // At the largest whole number of tiles (a nonzero multiple of kTileEdge) in the range, the
+      // first input set's launch runs once more with signed tiny inputs, one sign per buffer
+      // (magnitude_sets.h): an off-by-one tile-loop exit adds a zero-filled tile there, which changes
+      // only a -0 sum; a dot product of buffers of opposite signs is -0 whatever the summation order
+      // (mixed signs make one only where its last products share a sign: kb_matmul_tb_f32 adds 12
+      // rounded products per tile, 1 in 2^12).
+      const auto [lo, hi] = *spec.args[a].vary;
+      const int64_t whole = hi / kTileEdge * kTileEdge;
+      if (!aimed_ || !random_inputs || whole <= 0 || whole < lo) continue;
+      emu::LaunchSpec b = runs.front();
+      b.args[a].value = std::to_string(whole);
+      const std::string name = spec.args[a].name.empty() ? "arg" + std::to_string(a) : spec.args[a].name;
+      std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(b.args.size());
+      for (const auto& buf : outcomes_[first].buffers)
+        if (buf.direction != emu::ArgSpec::Output) inputs[buf.arg_index] = std::make_shared<std::vector<uint8_t>>(buf.before);
+      auto tiny = signed_tiny_set(b, inputs, TinySigns::ByBuffer, 1);
+      if (!tiny) continue;
+      tiny->run.label = b.label + fmt::format(", {} = {}, signed tiny set", name, whole);
+      try {
+        add_run(tiny->run, {"boundary launch", tiny->run.label,
+                            fmt::format("{} = {} (vary: [{}, {}]), {}", name, whole, lo, hi, tiny->description)});
+      } catch (const Error& e) {
+        notes_.push_back(fmt::format("boundary launch {} dropped: {}", tiny->run.label, e.what_text()));
       }
     }
   // Inputs aimed at K0's decisions, made from the first input set of each launch shape.

@@ -81,7 +81,7 @@ TEST(PerfVerify, OriginalAgreesWithItselfOnTheSample) {
   codeobj::CodeObject k0 = original();
   auto r = check(kWithPerf, k0);
   EXPECT_EQ(r.verdict, Verdict::Equivalent) << r.to_text();
-  EXPECT_EQ(r.runs_done, 24u + 1u);  // 2 launches x (4 input sets + 5 magnitude + 3 literal sets), then the perf launch
+  EXPECT_EQ(r.runs_done, 26u + 1u);  // 2 launches x (4 input sets + 5 magnitude + 1 signed tiny + 3 literal sets), then the perf launch
   ASSERT_EQ(r.sampled_runs.size(), 1u);
 }
 

@@ -69,10 +69,10 @@ std::string error_of_reference(const std::string& spec) {
 
 TEST(VerifyTest, OriginalIsEquivalentToItself) {
   Fixture f;
-  EXPECT_EQ(f.ref->runs().size(), 24u);  // 2 launch shapes x (2 random + 2 special + 5 magnitude + 3 literal) sets
+  EXPECT_EQ(f.ref->runs().size(), 26u);  // 2 launch shapes x (2 random + 2 special + 5 magnitude + 1 signed tiny + 3 literal) sets
   auto r = f.check(f.k0);
   EXPECT_EQ(r.verdict, Verdict::Equivalent) << r.to_text();
-  EXPECT_EQ(r.runs_done, 24u);
+  EXPECT_EQ(r.runs_done, 26u);
   EXPECT_EQ(r.exit_code(), 0);
   EXPECT_EQ(r.figure_kind, "emulated");
 }
@@ -95,7 +95,7 @@ TEST(VerifyTest, WrongArithmeticIsDifferentWithTheFirstMismatch) {
   EXPECT_EQ(m.index, 0);
   EXPECT_EQ(m.run_label, "launch full, input set 0");
   EXPECT_NE(m.k0, m.k1);
-  EXPECT_EQ(r.differing_runs.size(), 24u);  // the CLI default: every run is tried
+  EXPECT_EQ(r.differing_runs.size(), 26u);  // the CLI default: every run is tried
   EXPECT_LE(r.mismatches.size(), 10u);
   EXPECT_GT(r.mismatch_count, 4000u);
 }
@@ -265,7 +265,7 @@ TEST(VerifyTest, CounterexamplesAreSavedAndReusable) {
   auto sub = edited({{"v_add_f32_e32 v2, v6, v7", "v_sub_f32_e32 v2, v6, v7"}});
   auto r = f.check(sub, o);
   ASSERT_EQ(r.verdict, Verdict::Different);
-  ASSERT_EQ(r.counterexamples.size(), 24u);
+  ASSERT_EQ(r.counterexamples.size(), 26u);
   fs::path first = r.counterexamples[0];
   EXPECT_TRUE(fs::exists(first / "spec.yaml"));
   EXPECT_TRUE(fs::exists(first / "inputs" / "a.npy"));
@@ -278,7 +278,7 @@ TEST(VerifyTest, CounterexamplesAreSavedAndReusable) {
   EXPECT_EQ(again.counterexamples, r.counterexamples);
   size_t folders = 0;
   for (const auto& e : fs::directory_iterator(dir)) folders += e.is_directory();
-  EXPECT_EQ(folders, 24u);
+  EXPECT_EQ(folders, 26u);
   // The saved spec reproduces the difference on its own, with the exact inputs.
   emu::LaunchSpec saved = emu::load_launch_spec((first / "spec.yaml").string());
   auto backend = verify::make_emulator_backend(2);
@@ -318,7 +318,7 @@ TEST(VerifyTest, CliExitCodesAndJson) {
   EXPECT_EQ(run(kObject + " " + kObject + " --launch " + spec + " --json", &out), 0) << out;
   const int spec_runs = nlohmann::json::parse(out)["runs_total"];
   EXPECT_EQ(run(kObject + " " + kObject + " --launch " + spec + " --regressions " + cex + " --json", &out), 0) << out;
-  EXPECT_EQ(nlohmann::json::parse(out)["runs_total"], spec_runs + 24);  // one run per saved counterexample
+  EXPECT_EQ(nlohmann::json::parse(out)["runs_total"], spec_runs + 26);  // one run per saved counterexample
   EXPECT_EQ(run(kObject + " " + k1 + " --launch " + dir.string() + "/missing.yaml", &out), 2) << out;
   EXPECT_NE(out.find("verdict: ERROR"), std::string::npos) << out;
 }
@@ -478,8 +478,8 @@ args:
 )";
   Fixture f(spec);
   // The spec says nothing about inputs: each shape gets the safe default of 3 random + 2 special sets,
-  // and the non-empty one 5 magnitude and 3 literal sets.
-  EXPECT_EQ(f.ref->runs().size(), 18u);
+  // and the non-empty one 5 magnitude, 1 signed tiny and 3 literal sets.
+  EXPECT_EQ(f.ref->runs().size(), 19u);
   EXPECT_EQ(f.check(f.k0).verdict, Verdict::Equivalent);
 }
 
