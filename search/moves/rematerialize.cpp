@@ -338,10 +338,29 @@ Rematerialization remat_round(const program::Program& p, const std::string& kern
     if (ok) candidates.push_back(std::move(c));
   }
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.relieved.size() > b.relieved.size(); });
-  // Greedy: take a candidate while it relieves a line still over the limit.
+  // Greedy: take a candidate while it relieves a line still over the limit. Not one whose
+  // recomputation reads the register of another chosen value, or whose register another chosen
+  // recomputation reads: the chosen value's definition may go, and its register then no longer
+  // holds it where the other recomputation runs.
+  auto sources_of = [](const Candidate& c) {
+    std::vector<RegRange> out;
+    for (const Recompute& rc : c.at_use) {
+      if (rc.copy_of) out.push_back(*rc.copy_of);
+      for (const Step& s : rc.steps)
+        for (size_t i = 1; i < s.ops.size(); ++i)
+          if (auto r = program::parse_reg(s.ops[i]); r && r->file == RegFile::VGPR && static_cast<int>(i) != s.chain) out.push_back(*r);
+    }
+    return out;
+  };
+  auto reads_value_of = [&](const Candidate& reader, const Candidate& value) {
+    for (const RegRange& r : sources_of(reader))
+      if (program::overlaps(r, value.reg)) return true;
+    return false;
+  };
   std::vector<const Candidate*> chosen;
   for (const Candidate& c : candidates) {
     if (std::none_of(c.relieved.begin(), c.relieved.end(), [&](size_t k) { return need[k] > limit; })) continue;
+    if (std::any_of(chosen.begin(), chosen.end(), [&](const Candidate* o) { return reads_value_of(c, *o) || reads_value_of(*o, c); })) continue;
     for (size_t k : c.relieved) --need[k];
     chosen.push_back(&c);
   }
