@@ -14,23 +14,15 @@
 #include "verify/aim_literals.h"
 #include "verify/element_value.h"
 #include "verify/verify.h"
+#include "tests/verify/edited_kernel.h"
 
 using namespace asmevo;
 using verify::Verdict;
 
 namespace {
 
-codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
-
-codeobj::CodeObject edited(const codeobj::CodeObject& co, const std::string& kernel, const std::string& find, const std::string& replacement) {
-  auto p = program::Program::recover(co);
-  const program::Function* f = p.function(kernel);
-  mutants::Mutant m;
-  for (size_t i = f->begin; i < f->end && m.edits.empty(); ++i)
-    if (p.text_line(i).inst && p.text_line(i).text == find) m.edits.push_back({i, replacement, false, p.text_line(i).text});
-  if (m.edits.empty()) throw std::runtime_error("no line is " + find);
-  return codeobj::CodeObject::parse(mutants::build_mutant(p, m), "edited.co");
-}
+using verify_test::edited;
+using verify_test::load;
 
 uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
 

@@ -10,24 +10,15 @@
 #include "support/file_io.h"
 #include "verify/difference_search.h"
 #include "verify/verify.h"
+#include "tests/verify/edited_kernel.h"
 
 using namespace asmevo;
 using verify::Verdict;
 
 namespace {
 
-codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
-
-// `co` with the line of `kernel` whose text is `find` replaced.
-codeobj::CodeObject edited(const codeobj::CodeObject& co, const std::string& kernel, const std::string& find, const std::string& replacement) {
-  auto p = program::Program::recover(co);
-  const program::Function* f = p.function(kernel);
-  mutants::Mutant m;
-  for (size_t i = f->begin; i < f->end && m.edits.empty(); ++i)
-    if (p.text_line(i).inst && p.text_line(i).text == find) m.edits.push_back({i, replacement, false, p.text_line(i).text});
-  if (m.edits.empty()) throw std::runtime_error("no line is " + find);
-  return codeobj::CodeObject::parse(mutants::build_mutant(p, m), "edited.co");
-}
+using verify_test::edited;
+using verify_test::load;
 
 // fused_add_rmsnorm_kernel on 3 rows (the spec's row length 1200, bf16), no perf launches.
 emu::LaunchSpec three_rows() {

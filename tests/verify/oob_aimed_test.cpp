@@ -10,28 +10,15 @@
 #include "support/error.h"
 #include "support/file_io.h"
 #include "verify/verify.h"
+#include "tests/verify/edited_kernel.h"
 
 using namespace asmevo;
 using verify::Verdict;
 
 namespace {
 
-codeobj::CodeObject load(const std::string& path) { return codeobj::CodeObject::parse(read_file_bytes(path), path); }
-
-// `co` with the line of kernel `kernel` whose text is `find` (the n-th such line) replaced.
-codeobj::CodeObject edited(const codeobj::CodeObject& co, const std::string& kernel,
-                           const std::vector<std::pair<std::string, std::string>>& edits) {
-  auto p = program::Program::recover(co);
-  const program::Function* f = p.function(kernel);
-  mutants::Mutant m;
-  for (const auto& [find, replacement] : edits) {
-    bool found = false;
-    for (size_t i = f->begin; i < f->end && !found; ++i)
-      if (p.text_line(i).inst && p.text_line(i).text == find) m.edits.push_back({i, replacement, false, p.text_line(i).text}), found = true;
-    if (!found) throw std::runtime_error("no line is " + find);
-  }
-  return codeobj::CodeObject::parse(mutants::build_mutant(p, m), "edited.co");
-}
+using verify_test::edited;
+using verify_test::load;
 
 const char* kVectorAdd = R"(kernel: vector_add
 grid: [17, 1, 1]

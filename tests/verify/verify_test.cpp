@@ -13,6 +13,7 @@
 #include "support/error.h"
 #include "support/file_io.h"
 #include "tests/support/corpus_files.h"
+#include "tests/verify/edited_kernel.h"
 #include "verify/counterexample.h"
 #include "verify/verify.h"
 #include "corpus/index/corpus.h"
@@ -31,19 +32,7 @@ codeobj::CodeObject original() { return codeobj::CodeObject::parse(read_file_byt
 
 // K0 with the line containing `find` replaced by `replacement` (empty: deleted).
 codeobj::CodeObject edited(const std::vector<std::pair<std::string, std::string>>& edits) {
-  auto p = program::Program::recover(original());
-  mutants::Mutant m;
-  const program::Function* f = p.function("vector_add");
-  for (const auto& [find, replacement] : edits) {
-    bool found = false;
-    for (size_t i = f->begin; i < f->end && !found; ++i)
-      if (p.text_line(i).inst && p.text_line(i).text.find(find) != std::string::npos) {
-        m.edits.push_back({i, replacement, false, p.text_line(i).text});
-        found = true;
-      }
-    if (!found) throw std::runtime_error("no line contains " + find);
-  }
-  return codeobj::CodeObject::parse(mutants::build_mutant(p, m), "edited.co");
+  return verify_test::edited(original(), "vector_add", edits, verify_test::Match::Part);
 }
 
 struct Fixture {
