@@ -69,6 +69,13 @@ uint64_t work_count(const z3::solver& s) {
 // set a query up is what it would measure).
 double backstop_ms(double limit_ms) { return std::max(double(kWallBackstop) * limit_ms, 1000.0); }
 
+// Whether a proof (with what earlier attempts spent, ProofOptions::work_spent/wall_spent_ms) has
+// spent its budget after `work` more units and `wall_ms` more: the work budget (deterministic) or
+// the wall-clock backstop.
+bool budget_spent(const ProofOptions& o, uint64_t work, double wall_ms) {
+  return o.work_spent + work >= uint64_t{o.budget_ms} * kZ3WorkPerMs || o.wall_spent_ms + wall_ms >= backstop_ms(o.budget_ms);
+}
+
 // A query's limits: `work` resource units (deterministic), and the wall-clock backstop.
 void limit_query(z3::solver& s, uint64_t work) {
   z3::params p(s.ctx());
@@ -605,10 +612,9 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     work_start = work_count(probe);
   }
   const auto queries_start = Clock::now();
-  uint64_t spent = opt.work_spent;
   for (const Diff& d : live_diffs) {
-    const double wall_ms = opt.wall_spent_ms + std::chrono::duration<double, std::milli>(Clock::now() - queries_start).count();
-    if (spent >= budget_work || wall_ms >= backstop_ms(opt.budget_ms)) {
+    const uint64_t spent = opt.work_spent + r.solver_work;
+    if (budget_spent(opt, r.solver_work, std::chrono::duration<double, std::milli>(Clock::now() - queries_start).count())) {
       if (unknown_what.empty())
         unknown_what = spent >= budget_work ? fmt::format("{} (proof budget of {} units, about {} ms of one core, spent)", d.what, budget_work, opt.budget_ms)
                                             : fmt::format("{} (proof's wall-clock backstop of {:.0f} ms spent: the machine was slow or loaded, "
@@ -620,9 +626,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     s.add(d.e);
     if (!used_facts.empty()) s.add(facts_expr(c, used_facts));
     z3::check_result res = s.check();
-    const uint64_t now = work_count(s);
-    spent = opt.work_spent + (now - work_start);
-    r.solver_work = spent - opt.work_spent;
+    r.solver_work = work_count(s) - work_start;
     if (res == z3::sat) {
       found.emplace(s.get_model());
       what = d.what;
@@ -829,9 +833,7 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
   // fact), with the facts that hold there. Only a PROVEN replaces the first result.
   // The retry spends what the first attempt left of the proof's budget: one edit's proof stays
   // within budget_ms (a window whose memory queries time out would otherwise take twice as long).
-  const uint64_t budget_work = uint64_t{options.budget_ms} * kZ3WorkPerMs;
-  const bool budget_left = r.solver_work + options.work_spent < budget_work && 1000 * r.seconds + options.wall_spent_ms < backstop_ms(options.budget_ms);
-  if (options.launch && !options.context && r.verdict != Verdict::Proven && budget_left) {
+  if (options.launch && !options.context && r.verdict != Verdict::Proven && !budget_spent(options, r.solver_work, 1000 * r.seconds)) {
     const program::BasicBlock* fb = block_of(first);
     auto memory_or_barrier = [](const std::string& t) {
       static const char* const kPrefixes[] = {"s_load", "s_buffer", "s_store", "s_dcache", "s_barrier", "global_", "flat_",
