@@ -352,18 +352,23 @@ Rematerialization remat_round(const program::Program& p, const std::string& kern
     }
     return out;
   };
-  auto reads_value_of = [&](const Candidate& reader, const Candidate& value) {
-    for (const RegRange& r : sources_of(reader))
-      if (program::overlaps(r, value.reg)) return true;
+  std::vector<std::vector<RegRange>> sources(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) sources[i] = sources_of(candidates[i]);
+  auto reads_value_of = [&](size_t reader, size_t value) {
+    for (const RegRange& r : sources[reader])
+      if (program::overlaps(r, candidates[value].reg)) return true;
     return false;
   };
-  std::vector<const Candidate*> chosen;
-  for (const Candidate& c : candidates) {
+  std::vector<size_t> chosen_index;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
     if (std::none_of(c.relieved.begin(), c.relieved.end(), [&](size_t k) { return need[k] > limit; })) continue;
-    if (std::any_of(chosen.begin(), chosen.end(), [&](const Candidate* o) { return reads_value_of(c, *o) || reads_value_of(*o, c); })) continue;
+    if (std::any_of(chosen_index.begin(), chosen_index.end(), [&](size_t o) { return reads_value_of(i, o) || reads_value_of(o, i); })) continue;
+    chosen_index.push_back(i);
     for (size_t k : c.relieved) --need[k];
-    chosen.push_back(&c);
   }
+  std::vector<const Candidate*> chosen;
+  for (size_t i : chosen_index) chosen.push_back(&candidates[i]);
   if (chosen.empty()) {
     r.refused = fmt::format("no value live across the lines needing more than {} VGPRs is a cheap function of values live at its uses", limit);
     return r;
