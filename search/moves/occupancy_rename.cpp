@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <bitset>
+#include <functional>
+#include <optional>
 #include <map>
 #include <numeric>
 
@@ -82,7 +84,7 @@ static OccupancyRenaming rename_only(const program::Program& p, const std::strin
   if (!ap)
     throw Error("occupancy renaming needs a modeled processor (gfx90a, gfx942, gfx950), not " + p.original().target().processor,
                 p.original().elf().name());
-  OccupancyRenaming r{p, {}, 0, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0, ""};
+  OccupancyRenaming r{p, {}, 0, false, 0, 0, 0, 0, 0, 0, 0, {}, 0, 0, ""};
   if (!f.callees.empty()) {
     r.refused = "it calls device functions";
     return r;
@@ -203,9 +205,16 @@ static OccupancyRenaming rename_only(const program::Program& p, const std::strin
         c.even |= facts[k].tuple && (facts[k].uses.test(u) || facts[k].defs.test(u));
       }
   }
-  // Move every cluster that reaches the limit, the largest first, to the lowest free place.
-  std::vector<int> todo;
-  for (auto& [id, c] : clusters)
+  // Which clusters move: first only those that reach the limit, the largest first, each to the
+  // lowest free place (the fewest lines rewritten). When one of them finds no place (the clusters
+  // below the limit fragment the free registers: a 4-register tuple needs 4 consecutive registers
+  // at an even shift), every movable cluster is reallocated below the limit from scratch, in a few
+  // greedy orders (tuples and long ranges first, the most points first, program order), the first
+  // that places them all kept. Each placement is a shift onto points no placed or staying cluster
+  // occupies, so the argument above holds whichever clusters move.
+  std::vector<int> todo, movable;
+  for (auto& [id, c] : clusters) {
+    if (!c.fixed) movable.push_back(id);
     if (c.hi >= limit) {
       if (c.fixed) {
         r.refused = fmt::format("v{} holds a value live at the kernel's entry or named by a line that cannot be renamed", c.hi);
@@ -213,36 +222,75 @@ static OccupancyRenaming rename_only(const program::Program& p, const std::strin
       }
       todo.push_back(id);
     }
+  }
   if (todo.empty()) {
     r.refused = fmt::format("no VGPR at or above v{} is named, yet the KD allows {} waves", limit, by_vgprs);
     return r;
   }
-  std::sort(todo.begin(), todo.end(), [&](int a, int b) { return clusters[a].points.size() > clusters[b].points.size(); });
-  std::map<int, int> shift;
-  for (int id : todo) {
-    Cluster& c = clusters[id];
-    for (const auto& [k, u] : c.points) occupied[k].reset(u);
-    std::optional<int> chosen;
-    const unsigned span = c.hi - c.lo;
-    for (unsigned base = 0; base + span < limit && !chosen; ++base) {
-      const int d = static_cast<int>(base) - static_cast<int>(c.lo);
-      if (c.even && d % 2) continue;
-      bool free = true;
-      for (const auto& [k, u] : c.points)
-        if (occupied[k].test(static_cast<unsigned>(static_cast<int>(u) + d))) {
-          free = false;
-          break;
-        }
-      if (free) chosen = d;
+  auto bigger = [&](int a, int b) { return clusters[a].points.size() > clusters[b].points.size(); };
+  std::sort(todo.begin(), todo.end(), bigger);
+  // Places `order` one by one; the shifts, or the cluster that found no place.
+  auto place = [&](const std::vector<int>& order, std::map<int, int>& shift) -> std::optional<int> {
+    std::vector<Units> occ = occupied;
+    for (int id : order)
+      for (const auto& [k, u] : clusters[id].points) occ[k].reset(u);
+    for (int id : order) {
+      const Cluster& c = clusters[id];
+      std::optional<int> chosen;
+      const unsigned span = c.hi - c.lo;
+      for (unsigned base = 0; base + span < limit && !chosen; ++base) {
+        const int d = static_cast<int>(base) - static_cast<int>(c.lo);
+        if (c.even && d % 2) continue;
+        bool free = true;
+        for (const auto& [k, u] : c.points)
+          if (occ[k].test(static_cast<unsigned>(static_cast<int>(u) + d))) {
+            free = false;
+            break;
+          }
+        if (free) chosen = d;
+      }
+      if (!chosen) return id;
+      for (const auto& [k, u] : c.points) occ[k].set(static_cast<unsigned>(static_cast<int>(u) + *chosen));
+      if (*chosen) shift[id] = *chosen;
     }
-    if (!chosen) {
-      r.refused = fmt::format("the value in v{} (one of {} clusters above v{}) finds no register free over its live range below v{} "
+    return std::nullopt;
+  };
+  std::map<int, int> shift;
+  std::optional<int> stuck = place(todo, shift);
+  if (stuck) {
+    const int first_stuck = *stuck;
+    std::map<int, size_t> first_line;
+    for (int id : movable) {
+      size_t k0 = SIZE_MAX;
+      for (const auto& pt : clusters[id].points) k0 = std::min(k0, pt.first);
+      first_line[id] = k0;
+    }
+    using Order = std::function<bool(int, int)>;
+    const std::vector<Order> orders = {
+        [&](int a, int b) {  // tuples first, the widest, then the longest ranges
+          const Cluster &x = clusters[a], &y = clusters[b];
+          if (x.even != y.even) return x.even;
+          if (x.hi - x.lo != y.hi - y.lo) return x.hi - x.lo > y.hi - y.lo;
+          return x.points.size() > y.points.size();
+        },
+        bigger,
+        [&](int a, int b) { return first_line[a] != first_line[b] ? first_line[a] < first_line[b] : clusters[a].hi - clusters[a].lo > clusters[b].hi - clusters[b].lo; },
+    };
+    for (const Order& less : orders) {
+      std::vector<int> order = movable;
+      std::stable_sort(order.begin(), order.end(), less);
+      shift.clear();
+      if (!(stuck = place(order, shift))) break;
+    }
+    r.reallocated = !stuck;
+    if (stuck) {
+      r.refused = fmt::format("the value in v{} (one of {} clusters above v{}) finds no register free over its live range below v{}, "
+                              "nor does every cluster reallocated ({} movable; v{} finds none) "
                               "({} VGPRs live at once at line {}: {})",
-                              c.hi, todo.size(), limit - 1, limit, r.max_live_vgprs, r.peak_line, p.text_line(r.peak_line).text);
+                              clusters[first_stuck].hi, todo.size(), limit - 1, limit, movable.size(), clusters[*stuck].hi,
+                              r.max_live_vgprs, r.peak_line, p.text_line(r.peak_line).text);
       return r;
     }
-    for (const auto& [k, u] : c.points) occupied[k].set(static_cast<unsigned>(static_cast<int>(u) + *chosen));
-    shift[id] = *chosen;
   }
   // Rewrite the tokens of the moved clusters.
   program::Program out = p;
@@ -272,11 +320,13 @@ static OccupancyRenaming rename_only(const program::Program& p, const std::strin
   if (after.waves <= before.waves) {
     r.refused = fmt::format("renaming left {} VGPRs allocated ({} waves per SIMD by registers)", after.vgprs, after.waves);
     r.lines.clear();
+    r.reallocated = false;
     return r;
   }
   if (!rebuilds_clean(out, kernel)) {
     r.refused = "the renamed kernel does not check clean";
     r.lines.clear();
+    r.reallocated = false;
     return r;
   }
   r.program = std::move(out);

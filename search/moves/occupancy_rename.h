@@ -28,7 +28,10 @@
 //   *_Align2), so each instruction still sees its operands as consecutive registers.
 // - A cluster moves only onto (line, register) points no other cluster occupies (live into the
 //   line, or written by it): after the move no value is overwritten while another is live in the
-//   same register, and each read still reads the value its def wrote. A line that reads a register
+//   same register, and each read still reads the value its def wrote. First only the clusters that
+//   reach the limit move; when one finds no place, every movable cluster (those below the limit
+//   too) is placed afresh, each onto points no cluster placed before it and no staying (fixed)
+//   cluster occupies, so the same holds for the whole allocation. A line that reads a register
 //   as one value and writes it as another keeps both in one cluster (conservative).
 // - Values live at the kernel's entry (v0's work-item IDs) and registers named by raw-byte lines,
 //   or whose text spelling differs from the decoded operands, stay where they are.
@@ -57,6 +60,7 @@ struct OccupancyRenaming {
   program::Program program;  // renamed, resources updated (the parent when nothing is proposed)
   std::vector<size_t> lines;  // .text lines the renaming rewrote (of the parent; after rematerialization, of its result)
   unsigned clusters_moved = 0;
+  bool reallocated = false;   // every movable cluster was placed afresh (moving only those above the limit failed)
   unsigned vgpr_limit = 0;      // arch VGPRs allowed for one more wave (0 when not computed)
   unsigned max_live_vgprs = 0;  // the most VGPR units live into any line (a lower bound on any allocation)
   size_t peak_line = 0;         // a .text line they are live into
