@@ -93,9 +93,8 @@ using program::RegRange;
 
 constexpr long kFull = -1;  // lanes written: all of the loop header's EXEC
 
-// A register unit: (file, 32-bit index), one per unit of a range.
-using Unit = std::pair<RegFile, unsigned>;
-using Units = std::set<Unit>;
+using Unit = RegUnit;
+using Units = RegUnits;
 Units units_of(const std::vector<RegRange>& list) {
   Units u;
   for (const RegRange& r : list)
@@ -189,173 +188,6 @@ class RegisterDoubleBufferMove final : public Move {
   }
 
  private:
-  // The load region from block h: its blocks (layout order), the wait w it ends at, EXEC well nested,
-  // its upward-exposed reads, every unit it writes, and the VGPRs it writes first at entry EXEC.
-  struct Region {
-    std::vector<size_t> blocks;  // h first, the terminal block last
-    size_t terminal = 0, w = 0;
-    Units reads_in, writes;
-    std::set<unsigned> defined_at_entry_exec;  // VGPRs written at EXEC = E on every path to w
-    std::map<unsigned, std::set<std::pair<unsigned, unsigned>>> ranges_naming;  // VGPR -> the ranges (first, count) of L naming it
-  };
-
-  std::optional<Region> region_from(const program::Program& p, const program::Function& f, size_t h, codeobj::Arch arch, std::string* why) const {
-    auto refuse = [&](std::string r) -> std::optional<Region> {
-      *why = std::move(r);
-      return std::nullopt;
-    };
-    auto inst_at = [&](size_t i) -> const program::Instruction* {
-      const program::Line& l = p.text_line(i);
-      return l.kind == program::Line::Instr && l.inst ? &*l.inst : nullptr;
-    };
-    Region r;
-    // Blocks reachable from h up to the first vmcnt(0) wait; one block ends the region.
-    std::map<size_t, size_t> end_of;  // block -> last line inside the region
-    std::vector<size_t> stack{h};
-    std::optional<size_t> terminal;
-    while (!stack.empty()) {
-      const size_t b = stack.back();
-      stack.pop_back();
-      if (end_of.count(b)) continue;
-      if (end_of.size() >= 16) return refuse("the load region has more than 16 blocks");
-      const program::BasicBlock& blk = f.blocks[b];
-      std::optional<size_t> wait;
-      for (size_t i = blk.first; i <= blk.last; ++i) {
-        const program::Line& l = p.text_line(i);
-        if (!l.is_instruction()) continue;
-        if (!l.inst || l.kind == program::Line::RawInstr) return refuse("an undecoded instruction in the load region");
-        if (vmcnt0_alone(*l.inst, arch)) {
-          wait = i;
-          break;
-        }
-        if (std::string u = not_in_loads(*l.inst); !u.empty()) return refuse("the load region has " + u);
-      }
-      if (wait) {
-        if (terminal) return refuse("paths from the loop header end at different waits");
-        terminal = b;
-        r.w = *wait;
-        end_of[b] = *wait;  // exclusive
-        continue;
-      }
-      end_of[b] = blk.last + 1;
-      if (blk.succs.empty()) return refuse("a path from the loop header leaves the kernel before a vmcnt(0) wait");
-      for (size_t s : blk.succs) {
-        if (s == h) return refuse("a path from the loop header comes back to it before a vmcnt(0) wait");
-        stack.push_back(s);
-      }
-    }
-    if (!terminal) return refuse("no vmcnt(0) wait after the loop header");
-    r.terminal = *terminal;
-    for (const auto& [b, e] : end_of)
-      if (b != h)
-        for (size_t pred : f.blocks[b].preds)
-          if (!end_of.count(pred) || pred == r.terminal) return refuse("the load region has a second entry");
-    // Topological order and the walk: EXEC state and what is defined on every path.
-    struct State {
-      std::optional<unsigned> saved;
-      Units defined;
-      // VGPR -> the lanes written: kFull (EXEC = E) or those of the saveexec opened at that line (its
-      // EXEC, until the restore): a read is covered when it reads no lane L has not written.
-      std::map<unsigned, long> vdefined;
-      long region = kFull;
-      bool set = false;
-    };
-    std::map<size_t, size_t> indegree;
-    for (const auto& [b, e] : end_of) indegree[b] = b == h ? 0 : f.blocks[b].preds.size();
-    std::map<size_t, State> in_state;
-    in_state[h].set = true;
-    std::vector<size_t> ready{h};
-    size_t visited = 0;
-    while (!ready.empty()) {
-      const size_t b = ready.back();
-      ready.pop_back();
-      ++visited;
-      State st = in_state[b];
-      for (size_t i = f.blocks[b].first; i < end_of[b]; ++i) {
-        const program::Instruction* in = inst_at(i);
-        if (!in) continue;
-        const Units uses = units_of(in->uses), defs = units_of(in->defs);
-        for (const Unit& u : uses) {
-          bool def = st.defined.count(u) != 0;
-          if (u.first == RegFile::VGPR) {
-            const auto it = st.vdefined.find(u.second);
-            def = it != st.vdefined.end() && (it->second == kFull || it->second == st.region);
-          }
-          if (!def) r.reads_in.insert(u);
-        }
-        r.writes.insert(defs.begin(), defs.end());
-        for (const auto* list : {&in->defs, &in->uses})
-          for (const RegRange& g : *list)
-            if (g.file == RegFile::VGPR && g.count != 1)
-              for (unsigned q = 0; q < g.count; ++q) r.ranges_naming[g.first + q].insert({g.first, g.count});
-        // EXEC: one saveexec and its restore.
-        const bool writes_exec = std::any_of(in->defs.begin(), in->defs.end(), [](const RegRange& d) { return d.file == RegFile::EXEC; });
-        const std::vector<std::string> ops = operands_of(*in);
-        if (st.saved)
-          for (const RegRange& d : in->defs)
-            if (d.file == RegFile::SGPR && program::overlaps(d, RegRange{RegFile::SGPR, *st.saved, 2}) && !(in->mnemonic == "s_or_b64" && writes_exec))
-              return refuse("the load region writes the saved EXEC (" + in->text + ")");
-        std::optional<unsigned> opens;
-        if (writes_exec) {
-          const auto saved = ops.empty() ? std::nullopt : program::parse_reg(ops[0]);
-          const RegRange pair{RegFile::SGPR, st.saved.value_or(0), 2};
-          if (in->mnemonic == "s_and_saveexec_b64" && !st.saved && saved && saved->file == RegFile::SGPR && saved->count == 2) {
-            opens = saved->first;
-          } else if (in->mnemonic == "s_or_b64" && st.saved && ops.size() == 3 && ops[0] == "exec" &&
-                     ((ops[1] == "exec" && program::parse_reg(ops[2]) == pair) || (ops[2] == "exec" && program::parse_reg(ops[1]) == pair))) {
-            st.saved.reset();
-          } else {
-            return refuse("the load region changes EXEC other than by one saveexec and its restore (" + in->text + ")");
-          }
-        }
-        for (const Unit& u : defs) {
-          if (u.first == RegFile::VGPR) {
-            if (!st.saved && !opens) st.vdefined[u.second] = kFull;
-            else if (!st.vdefined.count(u.second) || st.vdefined.at(u.second) != kFull) st.vdefined[u.second] = st.region;
-          } else {
-            st.defined.insert(u);
-          }
-        }
-        if (opens) {
-          st.saved = opens;
-          st.region = static_cast<long>(i);
-        } else if (writes_exec) {
-          st.region = kFull;
-        }
-      }
-      if (b == r.terminal) {
-        if (st.saved) return refuse("EXEC at the wait is not EXEC at the loop header");
-        for (const auto& [v, lanes] : st.vdefined)
-          if (lanes == kFull) r.defined_at_entry_exec.insert(v);
-        continue;
-      }
-      for (size_t s : f.blocks[b].succs) {
-        State& n = in_state[s];
-        if (!n.set) {
-          n = st;
-          n.set = true;
-        } else {
-          if (n.saved != st.saved || n.region != st.region) return refuse("paths through the load region join with different EXEC states");
-          Units both;
-          std::set_intersection(n.defined.begin(), n.defined.end(), st.defined.begin(), st.defined.end(), std::inserter(both, both.begin()));
-          n.defined = both;
-          // Lanes written on both paths: the same, or the saveexec's where one path wrote all of E.
-          std::map<unsigned, long> vboth;
-          for (const auto& [v, lanes] : n.vdefined)
-            if (auto it = st.vdefined.find(v); it != st.vdefined.end()) {
-              if (lanes == it->second) vboth[v] = lanes;
-              else if (lanes == kFull || it->second == kFull) vboth[v] = lanes == kFull ? it->second : lanes;
-            }
-          n.vdefined = vboth;
-        }
-        if (--indegree[s] == 0) ready.push_back(s);
-      }
-    }
-    if (visited != end_of.size()) return refuse("the load region has a cycle");
-    for (const auto& [b, e] : end_of) r.blocks.push_back(b);  // std::map: layout order
-    return r;
-  }
-
   std::optional<Edit> plan(const program::Program& p, const program::Function& f, const std::string& kernel, size_t br_line, std::string* why) const {
     auto refuse = [&](std::string reason) -> std::optional<Edit> {
       *why = std::move(reason);
@@ -394,13 +226,13 @@ class RegisterDoubleBufferMove final : public Move {
     if (br_ops.size() != 1 || !block_of_label.count(br_ops[0])) return refuse("the branch target is not a label of the kernel");
     const size_t target = block_of_label.at(br_ops[0]);
     // H: the successor that starts a load region ending in this block.
-    std::optional<Region> region;
+    std::optional<LoadRegion> region;
     size_t h = 0;
     std::string reasons;
     for (size_t s : tb.succs) {
       if (s == t) continue;
       std::string w;
-      auto r = region_from(p, f, s, arch, &w);
+      auto r = load_region_from(p, f, s, arch, &w);
       if (r && r->terminal == t) {
         region = std::move(r);
         h = s;
@@ -410,7 +242,7 @@ class RegisterDoubleBufferMove final : public Move {
                              r ? "the load region ends at a vmcnt(0) in another block (LDS writes and waits inside the loads: apply tile-load-batch first)" : w);
     }
     if (!region) return refuse("no successor of the branch starts a load region that ends at this block's vmcnt(0) (" + reasons + ")");
-    const Region& L = *region;
+    const LoadRegion& L = *region;
     for (const std::string& lab : labels_of_block[t])
       if (lab.rfind(".Ldbuf", 0) == 0) return refuse("this loop was double-buffered already");
     for (size_t pred : f.blocks[h].preds)
@@ -473,38 +305,10 @@ class RegisterDoubleBufferMove final : public Move {
       x.push_back(i);
     }
     // S: the backward slice of X for L's upward-exposed reads and br's SCC.
-    Units need = L.reads_in;
-    need.insert({RegFile::SCC, 0});
-    std::set<size_t> s_lines;
-    std::optional<size_t> cmp_line;
-    for (size_t k = x.size(); k-- > 0;) {
-      const program::Instruction& in = *inst_at(x[k]);
-      const Units defs = units_of(in.defs);
-      if (!cmp_line && defs.count({RegFile::SCC, 0})) {
-        if (in.mnemonic.rfind("s_cmp", 0) != 0 || defs.size() != 1) return refuse("the branch's SCC comes from something other than an s_cmp (" + in.text + ")");
-        cmp_line = x[k];
-      }
-      if (!meets(defs, need)) continue;
-      if (in.cls != program::InstClass::SALU && in.cls != program::InstClass::VALU && in.cls != program::InstClass::VOP3P)
-        return refuse("what the loads' code reads is computed by other than ALU code in the loop (" + in.text + ")");
-      s_lines.insert(x[k]);
-      for (const Unit& u : defs) need.erase(u);
-      const Units uses = units_of(in.uses);
-      need.insert(uses.begin(), uses.end());
-    }
-    if (!cmp_line) return refuse("no s_cmp computes the branch's SCC in the loop's block");
-    // Each S line commutes with every non-S line of X before it.
-    for (size_t k = 0; k < x.size(); ++k) {
-      if (!s_lines.count(x[k])) continue;
-      const program::Instruction& s = *inst_at(x[k]);
-      const Units sd = units_of(s.defs), su = units_of(s.uses);
-      for (size_t j = 0; j < k; ++j) {
-        if (s_lines.count(x[j])) continue;
-        const program::Instruction& o = *inst_at(x[j]);
-        const Units od = units_of(o.defs), ou = units_of(o.uses);
-        if (meets(sd, od) || meets(sd, ou) || meets(su, od)) return refuse("'" + s.text + "' does not commute with '" + o.text + "'");
-      }
-    }
+    LoopSlice slice;
+    if (std::string w = loop_slice(p, x, L.reads_in, slice); !w.empty()) return refuse(w);
+    const std::set<size_t>& s_lines = slice.lines;
+    const std::optional<size_t> cmp_line = slice.cmp_line;
     // What X outside S touches, and what the re-emitted s_cmp reads.
     Units rest_uses, rest_defs;
     for (size_t i : x)
@@ -669,6 +473,203 @@ class RegisterDoubleBufferMove final : public Move {
 };
 
 }  // namespace
+
+std::string loop_slice(const program::Program& p, const std::vector<size_t>& x, const RegUnits& reads, LoopSlice& out) {
+  auto inst_at = [&](size_t i) -> const program::Instruction* {
+    const program::Line& l = p.text_line(i);
+    return l.kind == program::Line::Instr && l.inst ? &*l.inst : nullptr;
+  };
+  Units need = reads;
+  need.insert({RegFile::SCC, 0});
+  std::set<size_t>& s_lines = out.lines;
+  std::optional<size_t>& cmp_line = out.cmp_line;
+  for (size_t k = x.size(); k-- > 0;) {
+    const program::Instruction& in = *inst_at(x[k]);
+    const Units defs = units_of(in.defs);
+    if (!cmp_line && defs.count({RegFile::SCC, 0})) {
+      if (in.mnemonic.rfind("s_cmp", 0) != 0 || defs.size() != 1) return "the branch's SCC comes from something other than an s_cmp (" + in.text + ")";
+      cmp_line = x[k];
+    }
+    if (!meets(defs, need)) continue;
+    if (in.cls != program::InstClass::SALU && in.cls != program::InstClass::VALU && in.cls != program::InstClass::VOP3P)
+      return "what the loads' code reads is computed by other than ALU code in the loop (" + in.text + ")";
+    s_lines.insert(x[k]);
+    for (const Unit& u : defs) need.erase(u);
+    const Units uses = units_of(in.uses);
+    need.insert(uses.begin(), uses.end());
+  }
+  if (!cmp_line) return "no s_cmp computes the branch's SCC in the loop's block";
+  // Each S line commutes with every non-S line of X before it.
+  for (size_t k = 0; k < x.size(); ++k) {
+    if (!s_lines.count(x[k])) continue;
+    const program::Instruction& s = *inst_at(x[k]);
+    const Units sd = units_of(s.defs), su = units_of(s.uses);
+    for (size_t j = 0; j < k; ++j) {
+      if (s_lines.count(x[j])) continue;
+      const program::Instruction& o = *inst_at(x[j]);
+      const Units od = units_of(o.defs), ou = units_of(o.uses);
+      if (meets(sd, od) || meets(sd, ou) || meets(su, od)) return "'" + s.text + "' does not commute with '" + o.text + "'";
+    }
+  }
+  return "";
+}
+
+std::optional<LoadRegion> load_region_from(const program::Program& p, const program::Function& f, size_t h, codeobj::Arch arch, std::string* why) {
+  auto refuse = [&](std::string r) -> std::optional<LoadRegion> {
+    *why = std::move(r);
+    return std::nullopt;
+  };
+  auto inst_at = [&](size_t i) -> const program::Instruction* {
+    const program::Line& l = p.text_line(i);
+    return l.kind == program::Line::Instr && l.inst ? &*l.inst : nullptr;
+  };
+  LoadRegion r;
+  // Blocks reachable from h up to the first vmcnt(0) wait; one block ends the region.
+  std::map<size_t, size_t> end_of;  // block -> last line inside the region
+  std::vector<size_t> stack{h};
+  std::optional<size_t> terminal;
+  while (!stack.empty()) {
+    const size_t b = stack.back();
+    stack.pop_back();
+    if (end_of.count(b)) continue;
+    if (end_of.size() >= 64) return refuse("the load region has more than 64 blocks");
+    const program::BasicBlock& blk = f.blocks[b];
+    std::optional<size_t> wait;
+    for (size_t i = blk.first; i <= blk.last; ++i) {
+      const program::Line& l = p.text_line(i);
+      if (!l.is_instruction()) continue;
+      if (!l.inst || l.kind == program::Line::RawInstr) return refuse("an undecoded instruction in the load region");
+      if (vmcnt0_alone(*l.inst, arch)) {
+        wait = i;
+        break;
+      }
+      if (std::string u = not_in_loads(*l.inst); !u.empty()) return refuse("the load region has " + u);
+    }
+    if (wait) {
+      if (terminal) return refuse("paths from the loop header end at different waits");
+      terminal = b;
+      r.w = *wait;
+      end_of[b] = *wait;  // exclusive
+      continue;
+    }
+    end_of[b] = blk.last + 1;
+    if (blk.succs.empty()) return refuse("a path from the loop header leaves the kernel before a vmcnt(0) wait");
+    for (size_t s : blk.succs) {
+      if (s == h) return refuse("a path from the loop header comes back to it before a vmcnt(0) wait");
+      stack.push_back(s);
+    }
+  }
+  if (!terminal) return refuse("no vmcnt(0) wait after the loop header");
+  r.terminal = *terminal;
+  for (const auto& [b, e] : end_of)
+    if (b != h)
+      for (size_t pred : f.blocks[b].preds)
+        if (!end_of.count(pred) || pred == r.terminal) return refuse("the load region has a second entry");
+  // Topological order and the walk: EXEC state and what is defined on every path.
+  struct State {
+    std::optional<unsigned> saved;
+    Units defined;
+    // VGPR -> the lanes written: kFull (EXEC = E) or those of the saveexec opened at that line (its
+    // EXEC, until the restore): a read is covered when it reads no lane L has not written.
+    std::map<unsigned, long> vdefined;
+    long region = kFull;
+    bool set = false;
+  };
+  std::map<size_t, size_t> indegree;
+  for (const auto& [b, e] : end_of) indegree[b] = b == h ? 0 : f.blocks[b].preds.size();
+  std::map<size_t, State> in_state;
+  in_state[h].set = true;
+  std::vector<size_t> ready{h};
+  size_t visited = 0;
+  while (!ready.empty()) {
+    const size_t b = ready.back();
+    ready.pop_back();
+    ++visited;
+    State st = in_state[b];
+    for (size_t i = f.blocks[b].first; i < end_of[b]; ++i) {
+      const program::Instruction* in = inst_at(i);
+      if (!in) continue;
+      const Units uses = units_of(in->uses), defs = units_of(in->defs);
+      for (const Unit& u : uses) {
+        bool def = st.defined.count(u) != 0;
+        if (u.first == RegFile::VGPR) {
+          const auto it = st.vdefined.find(u.second);
+          def = it != st.vdefined.end() && (it->second == kFull || it->second == st.region);
+        }
+        if (!def) r.reads_in.insert(u);
+      }
+      r.writes.insert(defs.begin(), defs.end());
+      for (const auto* list : {&in->defs, &in->uses})
+        for (const RegRange& g : *list)
+          if (g.file == RegFile::VGPR && g.count != 1)
+            for (unsigned q = 0; q < g.count; ++q) r.ranges_naming[g.first + q].insert({g.first, g.count});
+      // EXEC: one saveexec and its restore.
+      const bool writes_exec = std::any_of(in->defs.begin(), in->defs.end(), [](const RegRange& d) { return d.file == RegFile::EXEC; });
+      const std::vector<std::string> ops = operands_of(*in);
+      if (st.saved)
+        for (const RegRange& d : in->defs)
+          if (d.file == RegFile::SGPR && program::overlaps(d, RegRange{RegFile::SGPR, *st.saved, 2}) && !(in->mnemonic == "s_or_b64" && writes_exec))
+            return refuse("the load region writes the saved EXEC (" + in->text + ")");
+      std::optional<unsigned> opens;
+      if (writes_exec) {
+        const auto saved = ops.empty() ? std::nullopt : program::parse_reg(ops[0]);
+        const RegRange pair{RegFile::SGPR, st.saved.value_or(0), 2};
+        if (in->mnemonic == "s_and_saveexec_b64" && !st.saved && saved && saved->file == RegFile::SGPR && saved->count == 2) {
+          opens = saved->first;
+        } else if (in->mnemonic == "s_or_b64" && st.saved && ops.size() == 3 && ops[0] == "exec" &&
+                   ((ops[1] == "exec" && program::parse_reg(ops[2]) == pair) || (ops[2] == "exec" && program::parse_reg(ops[1]) == pair))) {
+          st.saved.reset();
+        } else {
+          return refuse("the load region changes EXEC other than by one saveexec and its restore (" + in->text + ")");
+        }
+      }
+      for (const Unit& u : defs) {
+        if (u.first == RegFile::VGPR) {
+          if (!st.saved && !opens) st.vdefined[u.second] = kFull;
+          else if (!st.vdefined.count(u.second) || st.vdefined.at(u.second) != kFull) st.vdefined[u.second] = st.region;
+        } else {
+          st.defined.insert(u);
+        }
+      }
+      if (opens) {
+        st.saved = opens;
+        st.region = static_cast<long>(i);
+      } else if (writes_exec) {
+        st.region = kFull;
+      }
+    }
+    if (b == r.terminal) {
+      if (st.saved) return refuse("EXEC at the wait is not EXEC at the loop header");
+      for (const auto& [v, lanes] : st.vdefined)
+        if (lanes == kFull) r.defined_at_entry_exec.insert(v);
+      continue;
+    }
+    for (size_t s : f.blocks[b].succs) {
+      State& n = in_state[s];
+      if (!n.set) {
+        n = st;
+        n.set = true;
+      } else {
+        if (n.saved != st.saved || n.region != st.region) return refuse("paths through the load region join with different EXEC states");
+        Units both;
+        std::set_intersection(n.defined.begin(), n.defined.end(), st.defined.begin(), st.defined.end(), std::inserter(both, both.begin()));
+        n.defined = both;
+        // Lanes written on both paths: the same, or the saveexec's where one path wrote all of E.
+        std::map<unsigned, long> vboth;
+        for (const auto& [v, lanes] : n.vdefined)
+          if (auto it = st.vdefined.find(v); it != st.vdefined.end()) {
+            if (lanes == it->second) vboth[v] = lanes;
+            else if (lanes == kFull || it->second == kFull) vboth[v] = lanes == kFull ? it->second : lanes;
+          }
+        n.vdefined = vboth;
+      }
+      if (--indegree[s] == 0) ready.push_back(s);
+    }
+  }
+  if (visited != end_of.size()) return refuse("the load region has a cycle");
+  for (const auto& [b, e] : end_of) r.blocks.push_back(b);  // std::map: layout order
+  return r;
+}
 
 std::unique_ptr<Move> make_register_double_buffer_move() { return std::make_unique<RegisterDoubleBufferMove>(); }
 

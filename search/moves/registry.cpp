@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "search/move.h"
+#include "search/moves/load_ahead.h"
 #include "search/moves/moves.h"
 #include "support/error.h"
 
@@ -16,6 +17,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_loop_pipeline_move());
     moves.push_back(make_tile_load_batch_move());
     moves.push_back(make_register_double_buffer_move());
+    moves.push_back(make_load_ahead_move());
     moves.push_back(make_lds_forward_move());
     moves.push_back(make_early_load_move());
     moves.push_back(make_waitcnt_refine_move());
