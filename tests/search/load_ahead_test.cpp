@@ -24,7 +24,10 @@ struct MfmaKernel {
 };
 const std::vector<MfmaKernel> kMfma{{"matmul_mfma_16x16x16_f16", "f16", 16, 16},  {"matmul_mfma_32x32x8_f16", "f16", 32, 8},
                                     {"matmul_mfma_16x16x16_bf16", "bf16", 16, 16}, {"matmul_mfma_32x32x8_bf16", "bf16", 32, 8},
-                                    {"matmul_mfma_16x16x4_f32", "f32", 16, 4},     {"matmul_mfma_32x32x2_f32", "f32", 32, 2}};
+                                    };
+// Refused today: the epilogue's v_mad_u64_u32 reads a VGPR the loads write (v7 / v19, as the high half of a
+// 64-bit addend whose high result is overwritten), so liveness keeps it live after the loop.
+const std::vector<std::string> kRefusedF32{"matmul_mfma_16x16x4_f32", "matmul_mfma_32x32x2_f32"};
 
 // One launch of C[M][N] = A[M][K] B[K][N], one wave per tile (corpus/hip/matmul_mfma_*.hip), `lanes` work-items per workgroup.
 std::string mfma_spec(const MfmaKernel& k, int m, int n, int kk, int lanes) {
@@ -138,6 +141,8 @@ TEST(LoadAheadTest, RefusesWithReasons) {
 TEST(LoadAheadTest, EveryCorpusKernelItEditsVerifiesEquivalent) {
   auto move = search::make_load_ahead_move();
   const std::vector<std::string> changed = run_on_corpus(*move);
+  for (const std::string& name : kRefusedF32)
+    EXPECT_EQ(std::find_if(changed.begin(), changed.end(), [&](const std::string& l) { return l.find(name) != std::string::npos; }), changed.end()) << name;
   for (const MfmaKernel& mk : kMfma)
     EXPECT_NE(std::find_if(changed.begin(), changed.end(), [&](const std::string& l) { return l.find(mk.name) != std::string::npos; }), changed.end())
         << mk.name;
