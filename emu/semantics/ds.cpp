@@ -34,9 +34,14 @@ using u8 = uint8_t;
 
 // Host pointer for [a, a+size) in this workgroup's LDS, or nullptr when out of range (noted:
 // defined on gfx9, but an access the launch does not allow; verify holds it against a candidate).
-// Atomics pass atomic = true: updates of one address by several waves are not an LDS race.
-inline u8* lds_at(ExecContext& ctx, uint64_t a, unsigned size, bool write, unsigned lane, bool atomic = false) {
-  if (ctx.lds_races && !atomic) [[unlikely]] ctx.lds_races->access(ctx, *ctx.ds_wave, *ctx.ds_inst, a, size, write);
+// Atomics pass atomic = true: updates of one address by several waves are not an LDS race. A store
+// passes the bytes it will store (`stored`), which the race check compares with what LDS holds.
+inline u8* lds_at(ExecContext& ctx, uint64_t a, unsigned size, bool write, unsigned lane, bool atomic = false,
+                  const void* stored = nullptr) {
+  if (ctx.lds_races && !atomic) [[unlikely]] {
+    if (write && !stored) fail(ctx, *ctx.ds_wave, *ctx.ds_inst, "internal: an LDS store without its bytes for the race check");
+    ctx.lds_races->access(ctx, *ctx.ds_wave, *ctx.ds_inst, a, size, write ? static_cast<const u8*>(stored) : nullptr);
+  }
   if (a + size <= ctx.lds_size) [[likely]] return ctx.lds + a;
   note_out_of_bounds(ctx, *ctx.ds_wave, *ctx.ds_inst, nullptr, a, size, write, static_cast<int>(lane));
   return nullptr;
@@ -77,7 +82,7 @@ u32 rd32(ExecContext& ctx, uint64_t a, unsigned lane, bool atomic = false) {
   return v;
 }
 void wr32(ExecContext& ctx, uint64_t a, u32 v, unsigned lane, bool atomic = false) {
-  if (u8* p = lds_at(ctx, a, 4, true, lane, atomic)) std::memcpy(p, &v, 4);
+  if (u8* p = lds_at(ctx, a, 4, true, lane, atomic, &v)) std::memcpy(p, &v, 4);
 }
 
 // ---- Loads -------------------------------------------------------------------------------------
@@ -176,7 +181,7 @@ template <unsigned Bytes, bool Hi> void ds_write_sub(ExecContext& ctx, Wave& w, 
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
     u32 v = w.v[in.src[1].index][l] >> (Hi ? 16 : 0);
-    if (u8* p = lds_at(ctx, lane_addr(w, in.src[0], l, off), Bytes, true, l)) std::memcpy(p, &v, Bytes);
+    if (u8* p = lds_at(ctx, lane_addr(w, in.src[0], l, off), Bytes, true, l, false, &v)) std::memcpy(p, &v, Bytes);
   }
   issue(w, in, nullptr);
 }

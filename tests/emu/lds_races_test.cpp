@@ -2,7 +2,8 @@
 // schedules it explains: two waves of one workgroup (block 128) exchange a dword per lane through LDS.
 // Without an s_barrier between the write and the other wave's read the result depends on the
 // schedule (as on hardware, on timing) and the check names both instructions; with the barrier it
-// stays silent and every schedule agrees. DS atomics from several waves are not a race.
+// stays silent and every schedule agrees. DS atomics from several waves are not a race, nor are stores of
+// one value to one byte by several waves (the byte ends the same in either order).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -120,6 +121,64 @@ TEST(EmuLdsRaces, AtomicsFromSeveralWavesAreNotARace) {
 )";
   auto out = run_two_waves(body, WaveSchedule::InOrder, true);
   for (unsigned t = 0; t < 128; ++t) ASSERT_EQ(out[t], 128u) << "lane " << t;
+}
+
+// Every lane of both waves stores `value(lane)` at LDS [0, 4) with no barrier, then (after one) reads it.
+std::string store_to_one_slot(const std::string& value) {
+  return R"(
+  v_mov_b32_e32 v1, 0
+)" + value + R"(
+  ds_write_b32 v1, v2
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  ds_read_b32 v10, v1
+  s_waitcnt lgkmcnt(0)
+)";
+}
+
+TEST(EmuLdsRaces, StoresOfOneValueByTwoWavesAreNotARace) {
+  // Triton's output staging: every wave stores the same result to the same slot.
+  for (auto s : {WaveSchedule::InOrder, WaveSchedule::Reverse, WaveSchedule::Interleaved}) {
+    auto out = run_two_waves(store_to_one_slot("  v_mov_b32_e32 v2, 7"), s, true);
+    for (unsigned t = 0; t < 128; ++t) ASSERT_EQ(out[t], 7u) << schedule_name(s) << " lane " << t;
+  }
+  // Different values (the wave id): the last wave decides, so it is a race.
+  std::string err = race_error(store_to_one_slot("  v_lshrrev_b32_e32 v2, 6, v0"));
+  EXPECT_NE(err.find("wave 1, pc 0x"), std::string::npos) << err;
+  EXPECT_NE(err.find("ds_write_b32 v1, v2: LDS race (write-after-write)"), std::string::npos) << err;
+  EXPECT_NE(err.find("wave 0 wrote it with 'ds_write_b32 v1, v2'"), std::string::npos) << err;
+}
+
+TEST(EmuLdsRaces, OneValueStoredTwiceStillRacesWithAnotherValueOrAReader) {
+  // Both waves store 7 at LDS 0; then wave 0 (not the last writer in order) reads it with no barrier:
+  // it may run before wave 1's store, so that is still a read-after-write race, however equal.
+  const std::string reread = R"(
+  v_mov_b32_e32 v1, 0
+  v_mov_b32_e32 v2, 7
+  ds_write_b32 v1, v2
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v10, v1
+  s_waitcnt lgkmcnt(0)
+)";
+  std::string err = race_error(reread, WaveSchedule::Interleaved);
+  EXPECT_NE(err.find("ds_read_b32 v10, v1: LDS race (read-after-write)"), std::string::npos) << err;
+  // Wave 1 stores 7 twice, then 8, after wave 0 stored 7: the third store changes what the order decides.
+  const std::string rewrite = R"(
+  v_mov_b32_e32 v1, 0
+  v_mov_b32_e32 v2, 7
+  ds_write_b32 v1, v2
+  v_readfirstlane_b32 s2, v0
+  s_cmp_ge_u32 s2, 64
+  s_cbranch_scc0 .Ldone
+  ds_write_b32 v1, v2
+  v_mov_b32_e32 v3, 8
+  ds_write_b32 v1, v3
+.Ldone:
+  s_waitcnt lgkmcnt(0)
+)";
+  err = race_error(rewrite);
+  EXPECT_NE(err.find("ds_write_b32 v1, v3: LDS race (write-after-write)"), std::string::npos) << err;
+  EXPECT_NE(err.find("wave 0 wrote it with 'ds_write_b32 v1, v2'"), std::string::npos) << err;
 }
 
 }  // namespace
