@@ -80,19 +80,17 @@ TEST(OccupancyRenameTest, SplitsARegistersLiveRangesBackBelowTheLimit) {
   EXPECT_EQ(verdict(high, via_edit, triton_spec("matmul_kernel")), verify::Verdict::Equivalent);
 }
 
-TEST(OccupancyRenameTest, MatmulKernelIsRefusedWithItsLiveCount) {
-  // matmul_kernel: 54 VGPRs + 16 AGPRs = 72 (7 waves); 8 waves need 64, so v0..v47 — but 53 VGPRs
-  // are live at once at its peak: no renaming reaches it (rematerialization or spilling would).
+TEST(OccupancyRenameTest, MatmulKernelReachesEightWaves) {
+  // matmul_kernel: 54 VGPRs + 16 AGPRs = 72 (7 waves); 8 waves need 64, so v0..v47. 53 VGPRs are live
+  // at once at its peak, but the stages before renaming (AGPR round trips removed, values recomputed at
+  // their uses, loads issued later) bring the peak to at most 48, and every cluster is then reallocated
+  // below v48. CorpusKernelsStaySafe checks and verifies the edit.
   auto mm = load(corpus::triton_object("gfx942", "matmul_kernel"));
   auto r = search::rename_for_occupancy(program::Program::recover(mm), "matmul_kernel");
-  EXPECT_TRUE(r.lines.empty());
+  EXPECT_FALSE(r.lines.empty()) << r.refused;
   EXPECT_EQ(r.vgpr_limit, 48u);
   EXPECT_EQ(r.waves_before, 7u);
-  EXPECT_GT(r.max_live_vgprs, r.vgpr_limit);
-  EXPECT_NE(r.refused.find("finds no register free"), std::string::npos) << r.refused;
-  std::cout << "matmul_kernel: " << r.refused << "\n";
-  // matmul_128_kernel (88 VGPRs + 64 AGPRs = 152, 3 waves; 4 need 64 arch VGPRs) has 78 live at its
-  // peak too, but the stages before renaming bring it under: Matmul128ReallocatesEveryClusterForAFourthWave.
+  EXPECT_LE(r.max_live_vgprs, r.vgpr_limit);
 }
 
 TEST(OccupancyRenameTest, RefusesWithReasons) {
@@ -111,14 +109,16 @@ TEST(OccupancyRenameTest, RefusesWithReasons) {
 
 TEST(OccupancyRenameTest, CorpusKernelsStaySafe) {
   // Every corpus kernel: a proposal must check clean and verify EQUIVALENT (run_on_corpus). The HIP
-  // kernels are at 8 waves and matmul_kernel is refused (above); Triton's matmul_128_kernel, at 3
-  // waves on each architecture, is the one kernel it may change.
+  // kernels are at 8 waves; Triton's matmul_kernel (7 waves, MatmulKernelReachesEightWaves) and
+  // matmul_128_kernel (3 waves) are the kernels it may change on gfx942.
   auto move = search::make_occupancy_rename_move();
   const std::vector<std::string> changed = run_on_corpus(*move);
-  ASSERT_EQ(changed.size(), 1u);
-  EXPECT_NE(changed[0].find("matmul_128_kernel"), std::string::npos) << changed[0];
+  ASSERT_EQ(changed.size(), 2u);
+  for (const std::string& label : changed)
+    EXPECT_TRUE(label.find("matmul_128_kernel") != std::string::npos || label.find("matmul_kernel") != std::string::npos) << label;
   for (const char* arch : {"gfx90a", "gfx950"})
-    for (const std::string& label : run_on_corpus(*move, arch)) EXPECT_NE(label.find("matmul_128_kernel"), std::string::npos) << arch << ": " << label;
+    for (const std::string& label : run_on_corpus(*move, arch))
+      EXPECT_TRUE(label.find("matmul_128_kernel") != std::string::npos || label.find("matmul_kernel") != std::string::npos) << arch << ": " << label;
 }
 
 TEST(OccupancyRenameTest, Matmul128RecomputesAddressesAndIssuesLoadsLater) {
