@@ -1,6 +1,7 @@
 #include "emu/memory.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <tuple>
 
@@ -10,7 +11,8 @@ namespace asmevo::emu {
 
 LazyFill::LazyFill(uint64_t offset, uint64_t bytes, uint64_t page_bytes, Fill fill)
     : offset_(offset), bytes_(bytes), page_bytes_(std::max<uint64_t>(page_bytes, 1)),
-      pages_((bytes + page_bytes_ - 1) / page_bytes_), fill_(std::move(fill)), done_(new std::atomic<uint8_t>[pages_]) {
+      pages_((bytes + page_bytes_ - 1) / page_bytes_), page_shift_(std::has_single_bit(page_bytes_) ? std::countr_zero(page_bytes_) : 64),
+      fill_(std::move(fill)), done_(new std::atomic<uint8_t>[pages_]) {
   for (uint64_t p = 0; p < pages_; ++p) done_[p].store(0, std::memory_order_relaxed);
 }
 

@@ -354,11 +354,19 @@ template <size_t I> void exec_mfma(ExecContext& ctx, Wave& w, const ExecInst& in
   constexpr unsigned RegsPerBlock = M * N / 64;
   constexpr unsigned Words = f64 ? 2 : 1;
   constexpr unsigned OutRegs = (M * N * B / 64) * Words;  // 32-bit registers of C/D
-  static thread_local uint32_t d[OutRegs][64];
+  static thread_local uint32_t staged[OutRegs][64];
   const Operand& c = s.sparse ? in.dst[0] : in.src[2];  // v_smfmac accumulates into D (src2 holds the indices)
-  for (unsigned r = 0; r < OutRegs; ++r) {
+  const Operand& dst = in.dst[0];
+  // C and D the same registers (a GEMM loop's accumulation): D is updated where it lies. A and B are read
+  // already, and each element of D is read (as C) before it is written, by the only step that writes it.
+  // Else C is staged and D written at the end (copying 4 KiB in and out per MFMA was 2.5 % of a sampled f16
+  // GEMM's time, perf on bench/timing/sampling_bench).
+  const bool in_place = c.kind == Operand::VGPR && dst.kind == Operand::VGPR && c.index == dst.index;
+  uint32_t* d[OutRegs];  // D's registers, each its 64 lanes
+  for (unsigned r = 0; r < OutRegs; ++r) d[r] = in_place ? w.v[dst.index + r].lane : staged[r];
+  for (unsigned r = 0; r < OutRegs && !in_place; ++r) {
     if (c.kind == Operand::VGPR) {  // the common case, without a per-lane operand dispatch
-      std::memcpy(d[r], w.v[c.index + r].lane, sizeof(d[r]));
+      std::memcpy(d[r], w.v[c.index + r].lane, sizeof(staged[r]));
       continue;
     }
     for (unsigned l = 0; l < kWaveSize; ++l)
@@ -411,8 +419,7 @@ template <size_t I> void exec_mfma(ExecContext& ctx, Wave& w, const ExecInst& in
         }
       }
   }
-  const Operand& dst = in.dst[0];
-  for (unsigned r = 0; r < OutRegs; ++r) std::memcpy(w.v[dst.index + r].lane, d[r], sizeof(d[r]));
+  for (unsigned r = 0; r < OutRegs && !in_place; ++r) std::memcpy(w.v[dst.index + r].lane, d[r], sizeof(staged[r]));
   ctx.stats.lane_ops += kWaveSize;
 }
 
