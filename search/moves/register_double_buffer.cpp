@@ -80,6 +80,7 @@
 
 #include "check/isa.h"
 #include "codeobj/arch_params.h"
+#include "search/moves/loops.h"
 #include "search/moves/moves.h"
 #include "search/moves/probe.h"
 #include "search/moves/register_compact.h"
@@ -169,13 +170,10 @@ class RegisterDoubleBufferMove final : public Move {
     std::vector<Edit> out;
     const program::Function* f = c.program.function(c.kernel);
     if (!f || f->blocks.empty()) return out;
-    for (const program::BasicBlock& b : f->blocks) {
-      if (b.last < c.window.first || b.last > c.window.last) continue;
+    for (size_t branch : scc_branch_block_ends(c.program, *f, c.window.first, c.window.last)) {
       if (out.size() >= c.max_edits) break;
-      const program::Line& l = c.program.text_line(b.last);
-      if (!l.inst || (l.inst->mnemonic != "s_cbranch_scc0" && l.inst->mnemonic != "s_cbranch_scc1")) continue;
       std::string why;
-      if (auto e = plan(c.program, *f, c.kernel, b.last, &why)) out.push_back(std::move(*e));
+      if (auto e = plan(c.program, *f, c.kernel, branch, &why)) out.push_back(std::move(*e));
     }
     return out;
   }

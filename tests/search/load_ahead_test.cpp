@@ -89,20 +89,10 @@ TEST(LoadAheadTest, RefusesWithReasons) {
   const size_t br = loop_branch(p, mm.name);
   ASSERT_EQ(search::load_ahead_refusal(p, mm.name, br), "");
   EXPECT_NE(search::load_ahead_refusal(p, mm.name, br - 1).find("not an s_cbranch_scc"), std::string::npos);
-  auto with = [&](const std::string& line, const std::string& anchor) {
-    const size_t at = find_line(p, mm.name, anchor);
-    EXPECT_NE(at, 0u) << anchor;
-    search::Edit e;
-    e.kernel = mm.name;
-    e.hunks.push_back(search::make_insertion(at, {line}));
-    return program::Program::recover(rebuilt(search::apply_edit(p, e), "variant.co"));
-  };
-  struct Case {
-    std::string line, anchor, reason;  // "" reason: still edited
-  };
+  // Variants of the loop: a line inserted before `anchor`.
   const std::string mfma = "v_mfma_f32_16x16x16_f16 v[2:5], v[24:25], v[0:1], v[2:5]";
   const std::string skipped = "v_ashrrev_i32_e32 v19, 31, v18";  // under the first load's s_cbranch_execz
-  const std::vector<Case> cases{
+  const std::vector<RefusalCase> cases{
       {"global_store_dword v[8:9], v2, off", mfma, "only ALU and MFMA code"},
       {"s_waitcnt lgkmcnt(0)", mfma, "only ALU and MFMA code"},
       {"s_mov_b64 exec, -1", mfma, "writes EXEC"},
@@ -118,20 +108,9 @@ TEST(LoadAheadTest, RefusesWithReasons) {
       // An unrelated accumulator update in the compute: still edited.
       {"v_add_u32_e32 v6, 0, v6", mfma, ""},
   };
-  for (const auto& [line, anchor, reason] : cases) {
-    const program::Program q = with(line, anchor);
-    const std::string why = search::load_ahead_refusal(q, mm.name, loop_branch(q, mm.name));
-    if (reason.empty()) {
-      EXPECT_EQ(why, "") << line;
-      auto edits = propose_whole(*search::make_load_ahead_move(), q, mm.name);
-      ASSERT_EQ(edits.size(), 1u) << line;
-      auto q0 = rebuilt(q, "q0.co"), q1 = rebuilt(search::apply_edit(q, edits[0]), "q1.co");
-      EXPECT_TRUE(checked(q1, mm.name).clean()) << line;
-      EXPECT_EQ(verdict(q0, q1, asmevo::testing::spec_without_perf(mm.spec)), verify::Verdict::Equivalent) << line << "\n" << edits[0].diff();
-    } else {
-      EXPECT_NE(why.find(reason), std::string::npos) << line << ": " << why;
-    }
-  }
+  expect_refusals(p, mm.name, *search::make_load_ahead_move(), asmevo::testing::spec_without_perf(mm.spec), cases,
+                  [&](const program::Program& q) { return search::load_ahead_refusal(q, mm.name, loop_branch(q, mm.name)); });
+
   // An LDS-tiled GEMM: its loop has a barrier and LDS code (register-double-buffer's ground).
   const corpus::Kernel tiled = corpus::kernels("gfx942", {"kb_matmul_f32"}).at(0);
   const program::Program pt = program::Program::recover(load(tiled.code_object));

@@ -66,6 +66,36 @@ inline std::vector<search::Edit> propose_whole(search::Move& move, const program
   return move.propose(ctx);
 }
 
+// A table of one-line variants of a loop and what a loop move says of each: `line` inserted before the
+// first line whose text is `anchor`; an empty `reason` means the move still edits the variant (its one
+// edit checks clean and verifies EQUIVALENT on `spec`), else `refusal(variant)` contains `reason`.
+struct RefusalCase {
+  std::string line, anchor, reason;
+};
+template <class Refusal>
+void expect_refusals(const program::Program& p, const std::string& kernel, search::Move& move, const std::string& spec,
+                     const std::vector<RefusalCase>& cases, Refusal refusal) {
+  for (const auto& [line, anchor, reason] : cases) {
+    const size_t at = find_line(p, kernel, anchor);
+    ASSERT_NE(at, 0u) << anchor;
+    search::Edit variant;
+    variant.kernel = kernel;
+    variant.hunks.push_back(search::make_insertion(at, {line}));
+    const program::Program q = program::Program::recover(rebuilt(search::apply_edit(p, variant), "variant.co"));
+    const std::string why = refusal(q);
+    if (!reason.empty()) {
+      EXPECT_NE(why.find(reason), std::string::npos) << line << ": " << why;
+      continue;
+    }
+    EXPECT_EQ(why, "") << line;
+    auto edits = propose_whole(move, q, kernel);
+    ASSERT_EQ(edits.size(), 1u) << line;
+    auto q0 = rebuilt(q, "q0.co"), q1 = rebuilt(search::apply_edit(q, edits[0]), "q1.co");
+    EXPECT_TRUE(checked(q1, kernel).clean()) << line;
+    EXPECT_EQ(verdict(q0, q1, spec), verify::Verdict::Equivalent) << line << "\n" << edits[0].diff();
+  }
+}
+
 // The first `per_kernel` edits of `move` on each named gfx942 kernel: each checks clean and verifies
 // EQUIVALENT on the spec's small launches. Returns how many edits were judged; `fired` (if given) lists
 // the kernels that had some.

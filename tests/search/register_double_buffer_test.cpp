@@ -74,19 +74,8 @@ TEST(RegisterDoubleBufferTest, RefusesWithReasons) {
   ASSERT_EQ(search::register_double_buffer_refusal(p, mm.name, br), "");
   EXPECT_NE(search::register_double_buffer_refusal(p, mm.name, br - 1).find("not an s_cbranch_scc"), std::string::npos);
   // Variants of the batched loop: a line inserted before `anchor`.
-  auto with = [&](const std::string& line, const std::string& anchor) {
-    const size_t at = find_line(p, mm.name, anchor);
-    EXPECT_NE(at, 0u) << anchor;
-    search::Edit e;
-    e.kernel = mm.name;
-    e.hunks.push_back(search::make_insertion(at, {line}));
-    return program::Program::recover(rebuilt(search::apply_edit(p, e), "variant.co"));
-  };
-  struct Case {
-    std::string line, anchor, reason;  // "" reason: still double-buffered
-  };
   const std::string compute = "v_fmac_f32_e32 v9, v14, v30", load_a = "global_load_dword v14, v[2:3], off";
-  const std::vector<Case> cases{
+  const std::vector<RefusalCase> cases{
       {"global_store_dword v[2:3], v9, off", compute, "memory other than LDS"},
       {"global_load_dword v20, v[2:3], off", compute, "memory other than LDS"},
       {"s_waitcnt vmcnt(0)", compute, "a vmcnt wait"},
@@ -107,18 +96,7 @@ TEST(RegisterDoubleBufferTest, RefusesWithReasons) {
       // An unrelated accumulator update in the compute: still double-buffered.
       {"v_add_f32_e32 v9, v9, v31", compute, ""},
   };
-  for (const auto& [line, anchor, reason] : cases) {
-    const program::Program q = with(line, anchor);
-    const std::string why = search::register_double_buffer_refusal(q, mm.name, loop_branch(q, mm.name));
-    if (reason.empty()) {
-      EXPECT_EQ(why, "") << line;
-      auto edits = propose_whole(*search::make_register_double_buffer_move(), q, mm.name);
-      ASSERT_EQ(edits.size(), 1u) << line;
-      auto q0 = rebuilt(q, "q0.co"), q1 = rebuilt(search::apply_edit(q, edits[0]), "q1.co");
-      EXPECT_TRUE(checked(q1, mm.name).clean()) << line;
-      EXPECT_EQ(verdict(q0, q1, asmevo::testing::spec_without_perf(mm.spec)), verify::Verdict::Equivalent) << line << "\n" << edits[0].diff();
-    } else {
-      EXPECT_NE(why.find(reason), std::string::npos) << line << ": " << why;
-    }
-  }
+  expect_refusals(p, mm.name, *search::make_register_double_buffer_move(), asmevo::testing::spec_without_perf(mm.spec), cases,
+                  [&](const program::Program& q) { return search::register_double_buffer_refusal(q, mm.name, loop_branch(q, mm.name)); });
+
 }
