@@ -68,7 +68,8 @@
 // to s84 (below the 8-waves SGPR limit); a renamed register the text does not name or a VCC in an
 // encoding that cannot take an SGPR pair; SCC live
 // at HEADER (the guard writes it); an exit test the move does not recognize (uniform: an SGPR counter
-// stepped by ±1 compared with eq/lg against an unchanged SGPR or constant; divergent: an exit mask
+// stepped by ±1 compared with eq/lg against an unchanged SGPR or constant, or stepped by a constant
+// S > 0 and going on while `counter < bound`, signed or unsigned (uniform_guard); divergent: an exit mask
 // or-accumulated from one v_cmp on per-lane inductions stepped by loop-invariant values, then
 // s_andn2_b64 exec and s_cbranch_execnz; the exit compare's result live at HEADER); loops of more than
 // one block (irreducible shapes included); a loop whose copy this move made already. Factors 16, 8,
@@ -900,9 +901,17 @@ class LoopPipelineMove final : public Move {
     return g;
   }
 
-  // Uniform loops: an SGPR counter c stepped by ±1 once per iteration, the exit test `c == B` after the
-  // step (B an SGPR the body does not write, or a constant). Iterations left at the header, this one
-  // included: (B - c) or (c - B) mod 2^32 (0 meaning 2^32, which the guard sends to the original loop).
+  // Uniform loops: an SGPR counter c stepped once per iteration before the exit test, compared with B
+  // (an SGPR the body does not write, or a constant):
+  //  - stepped by ±1, the exit test `c == B`: iterations left at the header, this one included, are
+  //    (B - c) or (c - B) mod 2^32 (0 meaning 2^32, which the guard sends to the original loop);
+  //  - stepped by a constant S > 0, the loop going on while `c < B` (signed or unsigned, as Triton's
+  //    `for off in range(start, n, BLOCK)`): iterations 0..K-2 take the back branch iff
+  //    wrap(c + j*S) < B for j = 1..K-1. The guard computes c + (K-1)*S with the compare's own
+  //    overflow flag (s_add_i32: signed overflow, s_add_u32: carry) and enters the copy only without
+  //    overflow and with c + (K-1)*S < B; without overflow c + j*S increases with j and equals its
+  //    wrapped value, so all K-1 tests pass. Otherwise (any overflow, or fewer iterations) the original
+  //    loop runs.
   Guard uniform_guard(const program::Program& p, const program::Function& f, const program::BasicBlock& blk, const std::vector<BodyInst>& body,
                       unsigned k, const std::string& header, const Take& take_sgpr) const {
     Guard g;
@@ -914,7 +923,12 @@ class LoopPipelineMove final : public Move {
     if (!cmp) return refused("no SCC write before the back branch");
     const std::string cm = body[*cmp].inst->mnemonic;
     const bool eq = cm == "s_cmp_eq_u32" || cm == "s_cmp_eq_i32", lg = cm == "s_cmp_lg_u32" || cm == "s_cmp_lg_i32";
-    if (!((eq && back_m == "s_cbranch_scc0") || (lg && back_m == "s_cbranch_scc1"))) return refused("the exit test is not an equality test on a counter");
+    // `c < B` as s_cmp_lt c, B or s_cmp_gt B, c; going on while it holds (s_cbranch_scc1 back).
+    const bool less = cm == "s_cmp_lt_i32" || cm == "s_cmp_lt_u32", greater = cm == "s_cmp_gt_i32" || cm == "s_cmp_gt_u32";
+    const bool ordered = (less || greater) && back_m == "s_cbranch_scc1";
+    const bool is_signed = cm.back() == '2' && cm[cm.size() - 3] == 'i';
+    if (!((eq && back_m == "s_cbranch_scc0") || (lg && back_m == "s_cbranch_scc1") || ordered))
+      return refused("the exit test is neither an equality test on a counter nor `counter < bound` going on while it holds");
     const std::vector<std::string> ops = operands(body[*cmp].inst->text);
     if (ops.size() != 2) return refused("the exit compare has no two operands");
     auto writes_sgpr = [&](const BodyInst& bi, unsigned r) {
@@ -923,6 +937,7 @@ class LoopPipelineMove final : public Move {
       return false;
     };
     for (int side = 0; side < 2; ++side) {
+      if (ordered && side != (less ? 0 : 1)) continue;  // the counter is the smaller side of `c < B`
       auto counter = single_sgpr(ops[side]);
       if (!counter) continue;
       const std::string bound = ops[1 - side];
@@ -930,7 +945,7 @@ class LoopPipelineMove final : public Move {
       if (auto bs = single_sgpr(bound))
         for (const BodyInst& bi : body) bound_changes |= writes_sgpr(bi, *bs);
       if (bound_changes || (!single_sgpr(bound) && !integer(bound))) continue;
-      std::optional<int> step;
+      std::optional<int64_t> step;
       size_t writers = 0;
       for (size_t i = 0; i < body.size(); ++i) {
         if (!writes_sgpr(body[i], *counter)) continue;
@@ -938,14 +953,32 @@ class LoopPipelineMove final : public Move {
         const std::string& m = body[i].inst->mnemonic;
         const std::vector<std::string> o = operands(body[i].inst->text);
         const std::string cs = ops[side];
+        // The step as the hardware adds it: a 32-bit operand wraps (0xfffffc00 is -1024), and s_addk_i32's
+        // simm16 is sign-extended (0xfc00 is -1024), however the disassembler printed it.
+        auto as_i32 = [](std::optional<int64_t> v) -> std::optional<int64_t> {
+          if (!v || *v < INT32_MIN || *v > UINT32_MAX) return std::nullopt;
+          return static_cast<int32_t>(static_cast<uint32_t>(*v));
+        };
         std::optional<int64_t> imm;
-        if ((m == "s_add_i32" || m == "s_add_u32") && o.size() == 3 && o[0] == cs) imm = o[1] == cs ? integer(o[2]) : o[2] == cs ? integer(o[1]) : std::nullopt;
-        if ((m == "s_sub_i32" || m == "s_sub_u32") && o.size() == 3 && o[0] == cs && o[1] == cs && integer(o[2])) imm = -*integer(o[2]);
-        if (m == "s_addk_i32" && o.size() == 2 && o[0] == cs) imm = integer(o[1]);
-        if (imm && (*imm == 1 || *imm == -1) && i < *cmp) step = static_cast<int>(*imm);
+        if ((m == "s_add_i32" || m == "s_add_u32") && o.size() == 3 && o[0] == cs) imm = as_i32(o[1] == cs ? integer(o[2]) : o[2] == cs ? integer(o[1]) : std::nullopt);
+        if ((m == "s_sub_i32" || m == "s_sub_u32") && o.size() == 3 && o[0] == cs && o[1] == cs && as_i32(integer(o[2])) && *as_i32(integer(o[2])) != INT32_MIN)
+          imm = -*as_i32(integer(o[2]));
+        if (m == "s_addk_i32" && o.size() == 2 && o[0] == cs)
+          if (auto v = integer(o[1]); v && *v >= INT16_MIN && *v <= UINT16_MAX) imm = static_cast<int16_t>(static_cast<uint16_t>(*v));
+        if (imm && i < *cmp) step = *imm;
       }
       if (writers != 1 || !step) continue;
       const std::string cs = ops[side];
+      if (ordered) {
+        const int64_t ahead = static_cast<int64_t>(k - 1) * *step;
+        if (*step <= 0 || ahead > INT32_MAX) continue;
+        const auto t = take_sgpr(1, 1);
+        if (!t) return refused("no free SGPR for the guard's last counter value");
+        g.lines = {fmt::format("{} s{}, {}, {}", is_signed ? "s_add_i32" : "s_add_u32", *t, cs, ahead), "s_cbranch_scc1 " + header,
+                   fmt::format("{} s{}, {}", is_signed ? "s_cmp_lt_i32" : "s_cmp_lt_u32", *t, bound), "s_cbranch_scc0 " + header};
+        return g;
+      }
+      if (*step != 1 && *step != -1) continue;
       if (*step < 0 && integer(bound) == 0) {
         g.lines = {fmt::format("s_cmp_lt_u32 {}, {}", cs, k), "s_cbranch_scc1 " + header};
         return g;
@@ -957,7 +990,8 @@ class LoopPipelineMove final : public Move {
                  fmt::format("s_cmp_lt_u32 s{}, {}", *t, k), "s_cbranch_scc1 " + header};
       return g;
     }
-    return refused("no SGPR counter stepped by 1 in the exit test");
+    return refused(ordered ? "no SGPR counter stepped once by a constant S > 0 (with (K-1)*S below 2^31) in the exit test"
+                           : "no SGPR counter stepped by 1 in the exit test");
   }
 
   // Divergent loops: the body ends `s_andn2_b64 exec, exec, M; s_cbranch_execnz HEADER`, M is

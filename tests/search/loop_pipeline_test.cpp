@@ -109,6 +109,44 @@ TEST(LoopPipelineTest, UniformCounterLoopsPipelineAndVerifyEquivalent) {
   EXPECT_NE(search::loop_pipeline_refusal(p, argmax.name, self_loop(p, argmax.name), 16).find("not enough free VGPRs"), std::string::npos);
 }
 
+// Triton's `for start in range(0, vocab, BLOCK)` (argmax_kernel: `s_addk_i32 s10, 0x400` then
+// `s_cmp_lt_i32 s10, s6`, going on while it holds): the guard computes s10 + (K-1) * 1024 with s_add_i32
+// (a signed overflow sends the launch to the original loop) and enters the copy only if that is still
+// below vocab. Verified on vocab around every factor's boundary (K-1, K and K+1 iterations of 1024
+// columns, and partial blocks), two rows each.
+TEST(LoopPipelineTest, LessThanLoopsPipelineBehindAnOverflowGuardAndVerifyEquivalent) {
+  auto move = search::make_loop_pipeline_move();
+  const corpus::Kernel k = corpus::kernels("gfx942", {"argmax_kernel"}).at(0);
+  auto k0 = load(k.code_object);
+  auto p = program::Program::recover(k0);
+  const size_t loop = self_loop(p, k.name);
+  EXPECT_NE(search::loop_pipeline_refusal(p, k.name, loop, 8).find("not enough free VGPRs"), std::string::npos);
+  const auto path = asmevo::testing::scratch_dir("loop_pipeline", "") / "argmax_kernel_trips.yaml";
+  std::string launches;
+  for (int vocab : {1, 1024, 1025, 2048, 2049, 3072, 3073, 4096, 4097, 5000, 8193})
+    launches += fmt::format("  - {{name: vocab{0}, values: {{vocab: {0}}}}}\n", vocab);
+  write_file_atomic(path.string(), "kernel: argmax_kernel\ngrid: [2, 1, 1]\nblock: [256, 1, 1]\ndynamic_lds: 16\nseed: 5\ninputs: 2\nspecial: true\nargs:\n"
+                                   "  - {name: logits, buffer: f32, count: 16386, init: {normal: [0, 4]}}\n  - {name: out, buffer: i32, count: 2, output: true}\n"
+                                   "  - {name: vocab, value: 5000, type: i32}\n  - {pointer: null}\n  - {pointer: null}\nlaunches:\n" + launches);
+  auto edits = propose_whole(*move, p, k.name);
+  ASSERT_EQ(edits.size(), 3u);  // factors 4, 3, 2
+  for (const auto& [e, factor] : {std::pair{edits[0], 4}, {edits[1], 3}, {edits[2], 2}}) {
+    const std::string diff = e.diff();
+    EXPECT_NE(diff.find(fmt::format(", s10, {}\n", (factor - 1) * 1024)), std::string::npos) << diff;
+    EXPECT_NE(diff.find("s_cmp_lt_i32"), std::string::npos) << diff;
+    auto k1 = rebuilt(search::apply_edit(p, e), "k1.co");
+    EXPECT_TRUE(checked(k1, k.name).clean()) << e.description;
+    EXPECT_EQ(verdict(k0, k1, path.string()), verify::Verdict::Equivalent) << e.description << "\n" << diff;
+  }
+  // A step that is not a positive constant, or a bound the body writes: the guard's argument does not hold.
+  const size_t step = find_line(p, k.name, "s_addk_i32 s10, 0x400");
+  ASSERT_NE(step, 0u);
+  auto down = program::Program::recover(rebuilt(search::apply_edit(p, search::line_replacements(p, k.name, {{p.text_line(step).address, "s_addk_i32 s10, 0xfc00"}})), "down.co"));
+  EXPECT_NE(search::loop_pipeline_refusal(down, k.name, self_loop(down, k.name), 4).find("stepped once by a constant S > 0"), std::string::npos);
+  auto moving = kernel_with("argmax_kernel", "s_cmp_lt_i32 s10, s6", {"s_add_i32 s6, s6, 0"});
+  EXPECT_NE(search::loop_pipeline_refusal(moving, k.name, self_loop(moving, k.name), 4).find("stepped once by a constant S > 0"), std::string::npos);
+}
+
 TEST(LoopPipelineTest, DivergentLoopsPipelineAndVerifyEquivalent) {
   auto move = search::make_loop_pipeline_move();
   // kb_max_dim1_f32: a per-lane down-counter (29 iterations); the row kernels on 19-20 iterations per lane.
@@ -209,12 +247,12 @@ TEST(LoopPipelineTest, EveryCorpusSelfLoopGetsAPlanOrAReason) {
       }
     }
     std::cout << "[loop-pipeline] a plan for " << planned << " of " << loops << " " << arch << " self-loops in " << planned_kernels[arch].size() << " kernels\n";
-    if (std::string(arch) == "gfx942") EXPECT_GE(planned, 47u);  // 28 before scalar loads and lane-mask renaming, 36 before stores
+    if (std::string(arch) == "gfx942") EXPECT_GE(planned, 48u);  // 28 before scalar loads and lane-mask renaming, 36 before stores, 47 before `counter < bound` exits
   }
-  // The loops these two opened: scalar weight loads (the convolutions, attention's score loop) and a lane
-  // mask shared by compute and exit test.
+  // The loops these three opened: scalar weight loads (the convolutions, attention's score loop), a lane
+  // mask shared by compute and exit test, and Triton's `counter < bound` exit (argmax_kernel).
   for (const char* kernel : {"conv1d_f32", "kb_conv2d_f32", "kb_conv2d_relu_bias_f32", "kb_depthwise_conv2d_f32", "attention_decode_f32",
-                             "kb_huber_loss_f32", "cross_entropy_rows_f32", "log_softmax_rows_f32"})
+                             "kb_huber_loss_f32", "cross_entropy_rows_f32", "log_softmax_rows_f32", "argmax_kernel"})
     EXPECT_TRUE(planned_kernels["gfx942"].count(kernel)) << kernel;
 }
 
