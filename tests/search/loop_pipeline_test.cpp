@@ -138,6 +138,18 @@ TEST(LoopPipelineTest, LessThanLoopsPipelineBehindAnOverflowGuardAndVerifyEquiva
     EXPECT_TRUE(checked(k1, k.name).clean()) << e.description;
     EXPECT_EQ(verdict(k0, k1, path.string()), verify::Verdict::Equivalent) << e.description << "\n" << diff;
   }
+  // gfx90a and gfx950 compile the same loop: the first plan of each, on the same launches.
+  for (const char* arch : {"gfx90a", "gfx950"}) {
+    const corpus::Kernel ka = corpus::kernels(arch, {"argmax_kernel"}).at(0);
+    auto a0 = load(ka.code_object);
+    auto pa = program::Program::recover(a0);
+    auto arch_edits = propose_whole(*move, pa, ka.name);
+    ASSERT_FALSE(arch_edits.empty()) << arch;
+    EXPECT_NE(arch_edits[0].diff().find("s_cmp_lt_i32"), std::string::npos) << arch << "\n" << arch_edits[0].diff();
+    auto a1 = rebuilt(search::apply_edit(pa, arch_edits[0]), "a1.co");
+    EXPECT_TRUE(checked(a1, ka.name).clean()) << arch;
+    EXPECT_EQ(verdict(a0, a1, path.string()), verify::Verdict::Equivalent) << arch << "\n" << arch_edits[0].diff();
+  }
   // A step that is not a positive constant, or a bound the body writes: the guard's argument does not hold.
   const size_t step = find_line(p, k.name, "s_addk_i32 s10, 0x400");
   ASSERT_NE(step, 0u);
