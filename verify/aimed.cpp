@@ -1,4 +1,5 @@
 #include "verify/aimed.h"
+#include "verify/exact_sums.h"
 #include "verify/aim_ties.h"
 
 #include <algorithm>
@@ -769,6 +770,7 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
     if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
   out.magnitude = magnitude_sets(base, inputs);
   if (auto tiny = signed_tiny_set(base, inputs)) out.magnitude.push_back(std::move(*tiny));
+  if (auto sums = exact_sum_set(base, inputs)) out.magnitude.push_back(std::move(*sums));
   out.literal = literal_sets(base, inputs, obs.literal_bits);
   if (!obs.probes.empty()) {
     auto searched = search_thresholds(backend, k0, base, inputs, obs.probes, out);
