@@ -8,6 +8,8 @@
 // positive value for workgroup g: every sum over a share is exact and a different small integer
 // multiple of that step, so the quotients k / n are exercised for many numerators k at once.
 // The smallest step makes the numerator as tiny as the dtype allows and exact in any summation order.
+// Made (verify/aimed.cpp) for launch shapes in which the original ran a float reciprocal estimate
+// (v_rcp_f*, v_div_scale_f*): without a division the set aims at nothing.
 #pragma once
 #include <memory>
 #include <optional>
