@@ -1,4 +1,5 @@
 #include "verify/aimed.h"
+#include "verify/exact_sums.h"
 #include "verify/aim_ties.h"
 
 #include <algorithm>
@@ -112,6 +113,7 @@ class DecisionObserver final : public emu::ExecObserver {
     for (unsigned i = 0; i < in.nsrc; ++i)
       if (in.src[i].kind == Operand::Const && (in.src[i].ty == emu::Ty::F32 || in.src[i].ty == emu::Ty::B32)) literal_bits.insert(static_cast<uint32_t>(in.src[i].bits));
     const std::string m = base_mnemonic(in);
+    float_division |= m.starts_with("v_rcp_f") || m.starts_with("v_div_scale_f");
     const uint64_t exec = w.exec();
     const bool cmp = m.starts_with("v_cmp") && m.find("class") == std::string::npos;
     const bool select = m.starts_with("v_max") || m.starts_with("v_min");
@@ -204,6 +206,7 @@ class DecisionObserver final : public emu::ExecObserver {
   std::map<uint64_t, UnresolvedDecision> unresolved;
   std::set<uint64_t> decision_pcs, data_derived_pcs;  // every decision seen; those with an element-derived operand in some lane
   std::set<uint32_t> literal_bits;  // the 32-bit constant operands of the instructions run (aim_literals.h)
+  bool float_division = false;      // a float reciprocal estimate ran (v_rcp_f*, v_div_scale_f*): exact_sums.h aims at it
   std::map<uint64_t, LaneComparisons> lane_comparisons;  // per decision: the first lane's elements (aim_ties.h)
   ObservedState snapshot;
 
@@ -769,6 +772,8 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
     if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
   out.magnitude = magnitude_sets(base, inputs);
   if (auto tiny = signed_tiny_set(base, inputs)) out.magnitude.push_back(std::move(*tiny));
+  if (obs.float_division)
+    if (auto sums = exact_sum_set(base, inputs)) out.magnitude.push_back(std::move(*sums));
   out.literal = literal_sets(base, inputs, obs.literal_bits);
   if (!obs.probes.empty()) {
     auto searched = search_thresholds(backend, k0, base, inputs, obs.probes, out);

@@ -366,6 +366,7 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
                         : fmt::format("{} (all {} workgroups)", r.label, sr.workgroups_total);
       add_run(r, {"perf launch", r.label, sr.launch + (sampled ? ", sampled workgroups" : ", every workgroup")});
       sampled_runs_.push_back(std::move(sr));
+      check_perf_conditions(runs_.size() - 1);
     }
   for (size_t i = first; i < outcomes_.size(); ++i)
     for (const auto& b : outcomes_[i].buffers)
@@ -411,6 +412,61 @@ void Reference::add_run(const emu::LaunchSpec& run, Evidence inputs) {
   run_inputs_.push_back(std::move(inputs));
   runs_.push_back(run);
   outcomes_.push_back(std::move(out));
+}
+
+// A perf launch is where the sizes users run are exercised (offsets past 2^32 bytes of a base, a
+// second grid dimension, the long loops): its candidate run always places the buffers across 4 GiB
+// boundaries (a dropped carry in 64-bit address arithmetic shows only where an accessed range
+// crosses one, and the small runs' buffers of at most 256 bytes never do: placement is 256-byte
+// aligned) and fills the registers the kernel descriptor leaves undefined (a path only large sizes
+// take may read one). The run index would give each to one run in four only, so adding input sets
+// moved the perf run off them (embedding_kernel's swapped address add at 0x1810 survived so).
+// K0 is checked once under both on this run; whichever changes its results is left off, with a note.
+void Reference::check_perf_conditions(size_t i) {
+  const uint32_t fill = perf_conditions_.size() % 2 == 0 ? kRegisterFill : kRegisterFillNegative;
+  const uint64_t limit = outcomes_[i].max_wave_instructions * 4 + 100000;
+  auto same_results = [&](bool straddle, uint32_t register_fill) {
+    RunVariant v;
+    v.straddle_4g = straddle, v.register_fill = register_fill;
+    RunOutcome o = backend_.run(*loaded_, runs_[i], limit, v);
+    if (o.status != RunOutcome::Completed) return false;
+    for (size_t b = 0; b < o.buffers.size(); ++b)
+      if (o.buffers[b].after != outcomes_[i].buffers[b].after) return false;
+    return true;
+  };
+  PerfConditions c{true, fill};
+  if (!same_results(true, fill)) {
+    c.straddle_4g = same_results(true, 0);
+    c.register_fill = !c.straddle_4g && same_results(false, fill) ? fill : 0;
+    if (!c.straddle_4g)
+      notes_.push_back(runs_[i].label + ": the original kernel's results change when its buffers straddle 4 GiB boundaries: "
+                                        "candidates run this perf launch with packed buffers");
+    if (!c.register_fill)
+      notes_.push_back(runs_[i].label + ": the original kernel's results depend on registers the kernel descriptor leaves "
+                                        "undefined: candidates run this perf launch with them zeroed");
+  }
+  perf_conditions_[i] = c;
+}
+
+RunVariant Reference::candidate_conditions(size_t i, const VerifyOptions& options) const {
+  RunVariant variant;
+  if (!options.vary_run_conditions) return variant;
+  static constexpr emu::WaveSchedule kSchedules[] = {emu::WaveSchedule::InOrder, emu::WaveSchedule::Reverse,
+                                                     emu::WaveSchedule::Interleaved};
+  if (!schedule_sensitive_) variant.schedule = kSchedules[i % 3];
+  if (!preload_sensitive_) variant.preload_firmware = i % 2 == 0;
+  // Every run but the first (the plain run, as for the other conditions) fills LDS (K0 was checked
+  // not to read what it did not write): two fills in turn by pairs of runs, so a few consecutive
+  // boundary launches (n = 1..4) meet both.
+  if (!lds_sensitive_ && i > 0) variant.lds_fill = (i / 2) % 2 == 1 ? kLdsFill : kLdsFillLarge;
+  if (auto perf = perf_conditions_.find(i); perf != perf_conditions_.end()) {
+    variant.straddle_4g = !address_sensitive_ && perf->second.straddle_4g;
+    variant.register_fill = register_sensitive_ ? 0 : perf->second.register_fill;
+    return variant;
+  }
+  if (!address_sensitive_ && i % 4 == 1) variant.straddle_4g = true;
+  if (!register_sensitive_ && i % 4 == 3) variant.register_fill = (i / 4) % 2 == 0 ? kRegisterFill : kRegisterFillNegative;
+  return variant;
 }
 
 VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k1, const VerifyOptions& options) {
@@ -476,18 +532,7 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     const emu::LaunchSpec& run = ref.runs()[i];
     const RunOutcome& k0 = ref.outcomes()[i];
     const uint64_t limit = k0.max_wave_instructions * options.step_limit_factor + options.step_limit_slack;
-    static constexpr emu::WaveSchedule kSchedules[] = {emu::WaveSchedule::InOrder, emu::WaveSchedule::Reverse,
-                                                       emu::WaveSchedule::Interleaved};
-    RunVariant variant;
-    if (options.vary_run_conditions && !ref.schedule_sensitive()) variant.schedule = kSchedules[i % 3];
-    if (options.vary_run_conditions && !ref.preload_sensitive()) variant.preload_firmware = i % 2 == 0;
-    // Every run but the first (the plain run, as for the other conditions) fills LDS (K0 was checked
-    // not to read what it did not write): two fills in turn by pairs of runs, so a few consecutive
-    // boundary launches (n = 1..4) meet both.
-    if (options.vary_run_conditions && !ref.lds_sensitive() && i > 0) variant.lds_fill = (i / 2) % 2 == 1 ? kLdsFill : kLdsFillLarge;
-    if (options.vary_run_conditions && !ref.address_sensitive() && i % 4 == 1) variant.straddle_4g = true;
-    if (options.vary_run_conditions && !ref.register_sensitive() && i % 4 == 3)
-      variant.register_fill = (i / 4) % 2 == 0 ? kRegisterFill : kRegisterFillNegative;
+    RunVariant variant = ref.candidate_conditions(i, options);
     const std::string how = variant.describe();
     const std::string label = how.empty() ? run.label : run.label + " (" + how + ")";
     // Every run checks for LDS races (a deleted s_barrier shows even where no schedule makes its

@@ -87,8 +87,9 @@ struct VerifyOptions {
   // missing barrier or LDS wait changes results, and every other run enters kernarg-preload
   // kernels at their compatibility prologue (firmware without preloading), and runs 2-3 of each 4
   // start workgroups with LDS filled with 0xA5 instead of zeros, and run 1 of every 4 places the
-  // buffers across 4 GiB boundaries (a dropped carry in 64-bit address arithmetic then shows);
-  // each off when the reference's own results depend on it.
+  // buffers across 4 GiB boundaries (a dropped carry in 64-bit address arithmetic then shows) and
+  // run 3 fills undefined registers; a perf launch's run does both whatever its index
+  // (Reference::candidate_conditions); each off when the reference's own results depend on it.
   bool vary_run_conditions = true;
   // Every candidate run stops at the first LDS race (two waves touch one LDS byte, one writing, with
   // no s_barrier between; emu/lds_races.h): a FAULT with evidence "lds race", unless the original
@@ -174,9 +175,16 @@ class Reference {
   double seconds() const { return seconds_; }
   // Adds the runs of another spec for the same kernel (a saved counterexample); same checks.
   void add_spec(const emu::LaunchSpec& spec);
+  // The conditions under which a candidate makes run `run` (with options.vary_run_conditions; the
+  // default variant without): wave schedules, kernarg preloading, LDS fills, 4 GiB straddling and
+  // register fills in turn by run index, each off where K0's results depend on it. A perf launch's
+  // run straddles 4 GiB boundaries and fills undefined registers whatever its index, as K0 was
+  // checked on that very run to allow (otherwise packed or zeroed, with a note).
+  RunVariant candidate_conditions(size_t run, const VerifyOptions& options) const;
 
  private:
   void add_run(const emu::LaunchSpec& run, Evidence inputs);
+  void check_perf_conditions(size_t run);
   Backend& backend_;
   const codeobj::CodeObject& k0_;
   std::string kernel_;
@@ -190,6 +198,12 @@ class Reference {
   Backend* aim_with_ = nullptr;
   std::unique_ptr<LoadedKernel> aim_loaded_;  // K0 on aim_with_
   std::vector<SampledRun> sampled_runs_;
+  // Per perf-launch run (by run index): the placement and register fill K0 gives its own results under.
+  struct PerfConditions {
+    bool straddle_4g = false;
+    uint32_t register_fill = 0;
+  };
+  std::map<size_t, PerfConditions> perf_conditions_;
   bool schedule_sensitive_ = false, preload_sensitive_ = false, lds_sensitive_ = false, address_sensitive_ = false,
        register_sensitive_ = false;
   std::set<uint64_t> executed_;

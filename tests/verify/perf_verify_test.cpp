@@ -5,7 +5,10 @@
 // perf launch's 1M elements every workgroup from 256 on writes to the wrong place.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "bench/mutants/mutation.h"
 #include "codeobj/code_object.h"
@@ -83,6 +86,95 @@ TEST(PerfVerify, OriginalAgreesWithItselfOnTheSample) {
   EXPECT_EQ(r.verdict, Verdict::Equivalent) << r.to_text();
   EXPECT_EQ(r.runs_done, 26u + 1u);  // 2 launches x (4 input sets + 5 magnitude + 1 signed tiny + 3 literal sets), then the perf launch
   ASSERT_EQ(r.sampled_runs.size(), 1u);
+}
+
+// vector_add with out + 4 * i computed by a 32-bit add of the low halves: the carry into the high
+// half is dropped, which is right while no accessed range crosses a 4 GiB boundary.
+codeobj::CodeObject with_dropped_carry() {
+  auto p = program::Program::recover(original());
+  const program::Function* f = p.function("vector_add");
+  mutants::Mutant m;
+  for (size_t i = f->begin; i < f->end && m.edits.empty(); ++i)
+    if (p.text_line(i).inst && p.text_line(i).text == "v_lshl_add_u64 v[0:1], s[2:3], 0, v[0:1]") {
+      m.edits.push_back({i, "v_add_u32_e32 v0, s2, v0", false, p.text_line(i).text});
+      m.edits.push_back({i + 1, "v_mov_b32_e32 v1, s3", true, {}});
+    }
+  if (m.edits.size() != 2) throw std::runtime_error("vector_add no longer has its 64-bit address add");
+  return codeobj::CodeObject::parse(mutants::build_mutant(p, m), "no_carry.co");
+}
+
+// Small launches of 64 elements (256-byte buffers: at 256-byte alignment they never cross a 4 GiB
+// boundary, straddled or not) and `inputs` random sets, so the number of runs before the perf launch
+// changes with `inputs`; the perf launch's 4 MiB buffers cross one when straddled.
+std::string tiny_buffers_with_perf(int inputs) {
+  return fmt::format(R"(kernel: vector_add
+grid: [1, 1, 1]
+block: [256, 1, 1]
+seed: 1
+inputs: {}
+special: true
+args:
+  - {{name: a, buffer: f32, count: 64, init: {{normal: [0, 1]}}}}
+  - {{name: b, buffer: f32, count: 64, init: {{uniform: [-1, 1]}}}}
+  - {{name: out, buffer: f32, count: 64, output: true}}
+  - {{name: n, value: 64, type: i32}}
+perf:
+  - {{name: stream_1m, grid: [4096, 1, 1], values: {{n: 1048576}}, counts: {{a: 1048576, b: 1048576, out: 1048576}}}}
+)",
+                     inputs);
+}
+
+size_t perf_run_index(const verify::Reference& ref) {
+  for (size_t i = 0; i < ref.runs().size(); ++i)
+    if (ref.run_inputs()[i].kind == "perf launch") return i;
+  throw std::runtime_error("no perf run");
+}
+
+TEST(PerfVerify, PerfRunStraddlesFourGigabyteBoundariesWhateverRunsPrecedeIt) {
+  // Only the perf launch can show the dropped carry (the small buffers never cross a boundary). Its
+  // candidate run straddles and fills undefined registers at every run index, not one index in four.
+  auto backend = verify::make_emulator_backend(2);
+  codeobj::CodeObject k0 = original(), k1 = with_dropped_carry();
+  std::set<size_t> indices_mod_4;
+  for (int inputs = 1; inputs <= 4; ++inputs) {
+    verify::Reference ref(*backend, k0, {emu::parse_launch_spec_text(tiny_buffers_with_perf(inputs), "spec.yaml")});
+    const size_t perf = perf_run_index(ref);
+    indices_mod_4.insert(perf % 4);
+    const verify::RunVariant v = ref.candidate_conditions(perf, {});
+    EXPECT_TRUE(v.straddle_4g) << "perf run " << perf;
+    EXPECT_NE(v.register_fill, 0u) << "perf run " << perf;
+    verify::VerifyOptions fixed;
+    fixed.vary_run_conditions = false;
+    EXPECT_FALSE(ref.candidate_conditions(perf, fixed).straddle_4g);
+    auto r = verify::verify_candidate(ref, k1);
+    ASSERT_NE(r.verdict, Verdict::Equivalent) << "inputs: " << inputs << "\n" << r.to_text();
+    const std::string& where = r.verdict == Verdict::Fault ? r.fault_run : r.mismatches.at(0).run_label;
+    EXPECT_EQ(where.rfind("perf stream_1m (", 0), 0u) << where;
+    EXPECT_NE(where.find("buffers across 4 GiB boundaries"), std::string::npos) << where;
+    EXPECT_EQ(verify::verify_candidate(ref, k0).verdict, Verdict::Equivalent);
+  }
+  EXPECT_EQ(indices_mod_4.size(), 4u) << "the inputs counts should put the perf run at every index modulo 4";
+}
+
+TEST(PerfVerify, OriginalThatNeedsPackedBuffersOnThePerfLaunchKeepsThem) {
+  // K0 is the dropped-carry kernel itself: right in every small run (the first-run probe sees no
+  // address sensitivity) and wrong at full size across a boundary. The reference notices on the perf
+  // run, says so, and runs candidates there with packed buffers: K0 agrees with itself.
+  auto backend = verify::make_emulator_backend(2);
+  codeobj::CodeObject k0 = with_dropped_carry();
+  verify::Reference ref(*backend, k0, {emu::parse_launch_spec_text(tiny_buffers_with_perf(2), "spec.yaml")});
+  EXPECT_FALSE(ref.address_sensitive());
+  const size_t perf = perf_run_index(ref);
+  const verify::RunVariant v = ref.candidate_conditions(perf, {});
+  EXPECT_FALSE(v.straddle_4g);
+  EXPECT_NE(v.register_fill, 0u) << "the register fill alone leaves K0's results as they are";
+  bool noted = false;
+  for (const auto& n : ref.notes())
+    noted |= n.find("perf stream_1m") != std::string::npos && n.find("straddle 4 GiB boundaries") != std::string::npos &&
+             n.find("packed buffers") != std::string::npos;
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(ref.notes(), "\n"));
+  auto r = verify::verify_candidate(ref, k0);
+  EXPECT_EQ(r.verdict, Verdict::Equivalent) << r.to_text();
 }
 
 }  // namespace
