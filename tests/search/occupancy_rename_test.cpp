@@ -212,3 +212,28 @@ TEST(OccupancyRenameTest, Matmul128ReallocatesEveryClusterForAFourthWave) {
   EXPECT_EQ(resources(via_edit, kernel).occupancy.by_vgprs, 4u);
   EXPECT_EQ(verdict(k0, via_edit, triton_spec(kernel)), verify::Verdict::Equivalent);
 }
+
+TEST(OccupancyRenameTest, LeadsTheSearchWhereAWaveMoreAddsResidentWorkgroups) {
+  // matmul_128_kernel (152 VGPRs: 3 waves per SIMD, 256-lane workgroups: 3 per CU): its prefill_4k
+  // perf launch has 1024 workgroups, more than the 304 CUs x 3 = 912 resident at once, and 128 VGPRs
+  // would hold 4 per CU: the move goes first in the search. Its decode_b64 launch (32 workgroups) is
+  // resident whole already: no reason there. matmul_kernel (72 -> 64 VGPRs, 7 -> 8 per CU) leads too;
+  // vector_add (already 8 waves) does not.
+  auto move = search::make_occupancy_rename_move();
+  for (const std::string kernel : {"matmul_128_kernel", "matmul_kernel"}) {
+    auto p = program::Program::recover(load(corpus::triton_object("gfx942", kernel)));
+    const std::vector<emu::LaunchSpec> perf = emu::perf_runs(emu::load_launch_spec(corpus::triton_spec(kernel)));
+    ASSERT_EQ(perf.size(), 2u);
+    EXPECT_EQ(search::occupancy_at_stake(p, kernel, {perf[0]}), "") << kernel << ": " << perf[0].perf_name;
+    const std::string why = search::occupancy_at_stake(p, kernel, perf);
+    EXPECT_NE(why.find("prefill_4k"), std::string::npos) << kernel << ": " << why;
+    const program::Function* f = p.function(kernel);
+    std::mt19937_64 rng(1);
+    search::MoveContext ctx{p, kernel, search::Window{f->begin, f->end - 1, 0, kernel}, rng, 8, &perf};
+    EXPECT_EQ(move->leads(ctx), why);
+    std::cout << kernel << ": " << why << "\n";
+  }
+  auto va = program::Program::recover(load(hip("vector_add.co")));
+  const std::vector<emu::LaunchSpec> perf = emu::perf_runs(emu::load_launch_spec(corpus::hip_spec("vector_add")));
+  EXPECT_EQ(search::occupancy_at_stake(va, "vector_add", perf), "");
+}
