@@ -311,6 +311,9 @@ class LoopPipelineMove final : public Move {
  public:
   std::string name() const override { return "loop-pipeline"; }
   std::string proposer() const override { return "rules"; }
+  // The copy's loads, stepped through an address register, become one base with offsets and merge
+  // (address_fold.h): where more loads in flight alone do not pay (a loop bound by the address unit).
+  std::vector<std::string> enables() const override { return {"address-fold"}; }
 
   std::vector<Edit> propose(const MoveContext& c) override {
     std::vector<Edit> out;
@@ -571,8 +574,37 @@ class LoopPipelineMove final : public Move {
     // alignment); SGPR and VCC webs go to SGPRs aligned as SMEM and 64-bit scalar operands need.
     std::vector<std::map<size_t, size_t>> fresh(k);  // iteration -> web -> first unit
     size_t renamed_registers = 0, renamed_sgprs = 0;
+    // A vector load's web gets one block of consecutive VGPRs across the iterations (iteration j at
+    // first + j * count, the block at an even register), so that the loads of consecutive iterations
+    // that read consecutive addresses (once address-fold has given them one base) write consecutive
+    // registers, which widen needs to merge them. Iteration K-1 takes the block's last slot too when
+    // nothing reads the original register after the copy: dead at HEADER (the loop writes it before it
+    // reads it) and, with vector writes never ending liveness (any lane), at EXIT; the copy then never
+    // names it. Otherwise the block covers iterations 0..K-2 and K-1 writes the original. A block that
+    // does not fit falls back to the per-iteration allocation below.
+    const size_t exit_line = blk.last + 1;
+    std::set<size_t> blocked;  // webs whose registers the blocks gave
+    for (size_t w : renamed_webs) {
+      const size_t def = w / RegSet::kSize;
+      const auto [first, count] = web_range.at(w);
+      const bool vgpr = first >= RegSet::kVgpr && first < RegSet::kAgpr;
+      if (!vgpr || def >= body.size() || body[def].role != Role::Load || is_scalar_load(*body[def].inst)) continue;
+      if (count > 1 && count % 2) continue;  // an odd tuple size would put every other iteration's tuple at an odd register
+      bool dead_after = exit_line < f.end;
+      for (size_t r = first; r < first + count && dead_after; ++r)
+        dead_after = !at_header.bits.test(r) && !live_no_kill[exit_line - f.begin].bits.test(r);
+      for (const unsigned iterations : dead_after ? std::vector<unsigned>{k, k - 1} : std::vector<unsigned>{k - 1}) {
+        const std::optional<unsigned> at = take(taken, count * iterations, 0, 2);
+        if (!at) continue;
+        for (unsigned j = 0; j < iterations; ++j) fresh[j][w] = RegSet::kVgpr + *at + j * count;
+        renamed_registers += count;
+        blocked.insert(w);
+        break;
+      }
+    }
     for (unsigned j = 0; j + 1 < k; ++j)
       for (size_t w : renamed_webs) {
+        if (blocked.count(w)) continue;
         const auto [first, count] = web_range.at(w);
         const bool vgpr = first >= RegSet::kVgpr && first < RegSet::kAgpr;
         std::optional<unsigned> at;
