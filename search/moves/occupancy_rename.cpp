@@ -354,11 +354,13 @@ std::string occupancy_at_stake(const program::Program& p, const std::string& ker
     const codeobj::Occupancy now = codeobj::compute_occupancy(*ap, res.vgprs_allocated, res.sgprs_allocated, lds, wg);
     const codeobj::Occupancy then = codeobj::compute_occupancy(*ap, next, res.sgprs_allocated, lds, wg);
     const uint64_t groups = uint64_t{run.grid[0]} * run.grid[1] * run.grid[2];
-    const uint64_t resident = uint64_t{hw.cus} * now.workgroups_per_cu;
-    if (then.workgroups_per_cu > now.workgroups_per_cu && groups > resident)
-      return fmt::format("perf launch {}: {} workgroups, {} resident at once with {} VGPRs ({} per CU), {} per CU with {}",
-                         run.perf_name.empty() ? run.label : run.perf_name, groups, resident, res.vgprs_allocated,
-                         now.workgroups_per_cu, then.workgroups_per_cu, next);
+    const uint64_t resident = uint64_t{hw.cus} * now.workgroups_per_cu, resident_then = uint64_t{hw.cus} * then.workgroups_per_cu;
+    if (!resident) continue;
+    const uint64_t rounds = (groups + resident - 1) / resident, rounds_then = (groups + resident_then - 1) / resident_then;
+    if (rounds_then < rounds)
+      return fmt::format("perf launch {}: {} workgroups in {} dispatch round(s) of {} ({} per CU with {} VGPRs), {} round(s) of {} with {}",
+                         run.perf_name.empty() ? run.label : run.perf_name, groups, rounds, resident, now.workgroups_per_cu,
+                         res.vgprs_allocated, rounds_then, resident_then, next);
   }
   return "";
 }

@@ -73,13 +73,14 @@ struct OccupancyRenaming {
   std::string refused;
 };
 
-// Whether one more wave per SIMD by VGPRs would pay on a perf launch: VGPRs bind that launch's
-// workgroups per CU (codeobj::compute_occupancy with its block and dynamic LDS, as the timing model's
-// timing::launch_occupancy), the allocation of the next wave (the unified limit above) would fit more
-// of them, and the launch has more workgroups than the device's CUs hold at once now (otherwise every
-// workgroup is already resident and extra room changes nothing). Returns the reason for the first such
-// launch, "" when none (or the processor has no resource table). The move then goes first in the
-// search (Move::leads).
+// Whether one more wave per SIMD by VGPRs would pay on a perf launch: with the allocation of the next
+// wave (the unified limit above) the device holds more of that launch's workgroups at once
+// (codeobj::compute_occupancy with its block and dynamic LDS, as the timing model's
+// timing::launch_occupancy, over the model's CUs) and so runs them in fewer dispatch rounds
+// (ceil(workgroups / resident)). Where the rounds stay (every workgroup resident already, or the last
+// round as long as before) the extra wave only adds latency hiding, which a search may still find in
+// registry order. Returns the reason for the first such launch, "" when none (or the processor has no
+// resource table). The move then goes first in the search (Move::leads).
 std::string occupancy_at_stake(const program::Program& p, const std::string& kernel, const std::vector<emu::LaunchSpec>& perf_runs);
 
 // Throws asmevo::Error for an unknown kernel or a processor AsmEvo does not model.
