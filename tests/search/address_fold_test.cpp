@@ -80,6 +80,16 @@ TEST(AddressFoldTest, TallSkinnyCopyLoadsTheARowAsDwordx4) {
   EXPECT_EQ(count(program::Program::recover(k8), kernel, "global_load_dwordx4"), 2u);
   EXPECT_TRUE(checked(k8, kernel).clean());
   EXPECT_EQ(verdict(k0, k8, spec), verify::Verdict::Equivalent) << e8[0].diff();
+  // gfx950 (the same v_lshl_add_u64 steps): the same 4 dwordx4.
+  const corpus::Kernel k950 = corpus::kernels("gfx950", {kernel}).at(0);
+  auto a0 = load(k950.code_object);
+  const program::Program a16 = pipelined(program::Program::recover(a0), kernel, 16);
+  auto ea = propose_whole(*move, a16, kernel);
+  ASSERT_EQ(ea.size(), 1u);
+  auto a1 = rebuilt(search::apply_edit(a16, ea[0]), "a1.co");
+  EXPECT_EQ(count(program::Program::recover(a1), kernel, "global_load_dwordx4"), 4u);
+  EXPECT_TRUE(checked(a1, kernel).clean());
+  EXPECT_EQ(verdict(a0, a1, spec), verify::Verdict::Equivalent) << ea[0].diff();
 }
 
 TEST(AddressFoldTest, Conv2dRowCopyLoadsItsThreePixelsAsOneDwordx3) {
