@@ -52,6 +52,13 @@ class Move {
   // compound candidate (Edit::then), judged against the parent like any other (docs/search.md,
   // "Enabling chains"). Depth 1: a follow-up's own enables() are not expanded.
   virtual std::vector<std::string> enables() const { return {}; }
+  // Rule moves: true when this kernel and its perf launches show that this move's edit may be worth
+  // far more than local polish, so the optimizer proposes it on a member's hottest window before
+  // every other rule move instead of in registry order (occupancy-rename: VGPRs bind a perf
+  // launch's residency and one granule fewer would add resident workgroups, while a 30 s search on a
+  // full-size launch reaches only the first few candidates). Cheap: it runs once per member.
+  // Returns why, or "" when the move keeps its place.
+  virtual std::string leads(const MoveContext&) const { return ""; }
   // Edits for this window, best first. May be empty. Must not throw for ordinary code; an
   // asmevo::Error means the move cannot work on this kernel (the optimizer logs it and moves on).
   virtual std::vector<Edit> propose(const MoveContext& context) = 0;

@@ -83,6 +83,23 @@ class KernelSearch {
     for (size_t w = 0; w < m->windows.size(); ++w)
       for (size_t r = 0; r < rules_.size(); ++r) m->rule_queue.push_back({w, r});
     std::reverse(m->rule_queue.begin(), m->rule_queue.end());  // pop_back takes the hottest window first
+    // Moves that say this kernel is theirs (Move::leads) go first, on the hottest window.
+    if (!m->windows.empty())
+      for (size_t r = 0; r < rules_.size(); ++r) {
+        MoveContext c{*m->ind.program, kr_.kernel, m->windows[0], rng_, 8, &cascade_.perf_runs()};
+        std::string why;
+        try {
+          why = rules_[r]->leads(c);
+        } catch (const Error&) {
+          // A move that cannot judge this kernel keeps its place in the queue.
+        }
+        if (why.empty()) continue;
+        auto at = std::find(m->rule_queue.begin(), m->rule_queue.end(), std::pair<size_t, size_t>{0, r});
+        if (at == m->rule_queue.end()) continue;
+        m->rule_queue.erase(at);
+        m->rule_queue.push_back({0, r});
+        if (progress_.log) progress_.log(fmt::format("{}: {} goes first: {}", kr_.kernel, rules_[r]->name(), why));
+      }
     for (const std::string& e : store_.tried_edits(kr_.id, m->ind.id ? std::optional<int64_t>(m->ind.id) : std::nullopt))
       m->tried.insert(e);
     std::vector<std::string> ids, listings;

@@ -312,6 +312,9 @@ class LoopPipelineMove final : public Move {
  public:
   std::string name() const override { return "loop-pipeline"; }
   std::string proposer() const override { return "rules"; }
+  // The copy's loads, stepped through an address register, become one base with offsets and merge
+  // (address_fold.h): where more loads in flight alone do not pay (a loop bound by the address unit).
+  std::vector<std::string> enables() const override { return {"address-fold"}; }
 
   std::vector<Edit> propose(const MoveContext& c) override {
     std::vector<Edit> out;
@@ -572,8 +575,43 @@ class LoopPipelineMove final : public Move {
     // alignment); SGPR and VCC webs go to SGPRs aligned as SMEM and 64-bit scalar operands need.
     std::vector<std::map<size_t, size_t>> fresh(k);  // iteration -> web -> first unit
     size_t renamed_registers = 0, renamed_sgprs = 0;
+    // A vector load's web gets one block of consecutive VGPRs across the iterations (iteration j at
+    // first + j * count, the block at an even register), so that the loads of consecutive iterations
+    // that read consecutive addresses (once address-fold has given them one base) write consecutive
+    // registers, which widen needs to merge them. Iteration K-1 takes the block's last slot too, and
+    // where the original register may be read after the copy (live at HEADER, or at EXIT with vector
+    // writes never ending liveness: any lane), `v_mov_b32 original, slot` after the copy's compute
+    // gives it the value iteration K-1 would have written (the same EXEC, so the same lanes; its wait
+    // is C_{K-1}'s, and the static checks refuse a copy that reads the slot too early). A block that
+    // does not fit falls back to iterations 0..K-2 (K-1 writing the original), then to the
+    // per-iteration allocation below.
+    const size_t exit_line = blk.last + 1;
+    std::set<size_t> blocked;  // webs whose registers the blocks gave
+    std::vector<std::string> copy_back;
+    for (size_t w : renamed_webs) {
+      const size_t def = w / RegSet::kSize;
+      const auto [first, count] = web_range.at(w);
+      const bool vgpr = first >= RegSet::kVgpr && first < RegSet::kAgpr;
+      if (!vgpr || def >= body.size() || body[def].role != Role::Load || is_scalar_load(*body[def].inst)) continue;
+      if (count > 1 && count % 2) continue;  // an odd tuple size would put every other iteration's tuple at an odd register
+      bool read_after = exit_line >= f.end;
+      for (size_t r = first; r < first + count && !read_after; ++r)
+        read_after = at_header.bits.test(r) || live_no_kill[exit_line - f.begin].bits.test(r);
+      for (const unsigned iterations : {k, k - 1}) {
+        const std::optional<unsigned> at = take(taken, count * iterations, 0, 2);
+        if (!at) continue;
+        for (unsigned j = 0; j < iterations; ++j) fresh[j][w] = RegSet::kVgpr + *at + j * count;
+        if (iterations == k && read_after)
+          for (unsigned q = 0; q < count; ++q)
+            copy_back.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", first - RegSet::kVgpr + q, *at + (k - 1) * count + q));
+        renamed_registers += count;
+        blocked.insert(w);
+        break;
+      }
+    }
     for (unsigned j = 0; j + 1 < k; ++j)
       for (size_t w : renamed_webs) {
+        if (blocked.count(w)) continue;
         const auto [first, count] = web_range.at(w);
         const bool vgpr = first >= RegSet::kVgpr && first < RegSet::kAgpr;
         std::optional<unsigned> at;
@@ -630,9 +668,11 @@ class LoopPipelineMove final : public Move {
     const std::string pipe = fmt::format(".Lpipe{:x}_k{}", p.text_line(blk.first).address, k);
     lines.push_back(pipe + ":");
     for (const std::string& g : guard.lines) lines.push_back(g);
+    bool copied_back = false;
     for (size_t o : order) {
       const Unrolled& x = u[o];
       const program::Instruction& in = *body[x.index].inst;
+      if (phase(x) == 2 && !copied_back) lines.insert(lines.end(), copy_back.begin(), copy_back.end()), copied_back = true;
       std::string text;
       if (body[x.index].role == Role::Wait) {
         auto w = check::decode_waitcnt(in, arch);
@@ -655,6 +695,7 @@ class LoopPipelineMove final : public Move {
       }
       lines.push_back(text);
     }
+    if (!copied_back) lines.insert(lines.end(), copy_back.begin(), copy_back.end());
     lines.push_back(back_m + " " + pipe);
     // EXIT: the line after the loop (a label there, or a new one).
     Edit e;

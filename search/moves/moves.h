@@ -31,6 +31,7 @@ std::unique_ptr<Move> make_reschedule_move();        // reschedule.cpp
 std::unique_ptr<Move> make_specialize_move();        // specialize.cpp
 std::unique_ptr<Move> make_lds_forward_move();       // lds_forward.cpp
 std::unique_ptr<Move> make_loop_pipeline_move();     // loop_pipeline.cpp
+std::unique_ptr<Move> make_address_fold_move();      // address_fold.cpp
 std::unique_ptr<Move> make_tile_load_batch_move();   // tile_load_batch.cpp
 std::unique_ptr<Move> make_register_double_buffer_move();  // register_double_buffer.cpp
 

@@ -17,6 +17,7 @@
 #include "search/moves/agpr_round_trip.h"
 #include "search/moves/rematerialize.h"
 #include "support/error.h"
+#include "timing/hw_params.h"
 
 namespace asmevo::search {
 namespace {
@@ -338,6 +339,32 @@ static OccupancyRenaming rename_only(const program::Program& p, const std::strin
   return r;
 }
 
+std::string occupancy_at_stake(const program::Program& p, const std::string& kernel, const std::vector<emu::LaunchSpec>& perf_runs) {
+  kernel_function(p, kernel);
+  const codeobj::ArchParams* ap = codeobj::arch_params(p.original().target().arch);
+  if (!ap) return "";
+  const timing::HwParams& hw = timing::hw_params(p.original().target().arch);
+  const codeobj::Resources res = codeobj::derive_resources(*ap, p.kernel_descriptor(kernel), nullptr);
+  const unsigned by_vgprs = std::min(ap->max_waves_per_simd, ap->vgprs_per_simd_lane / std::max(1u, res.vgprs_allocated));
+  if (by_vgprs >= ap->max_waves_per_simd) return "";
+  const unsigned next = ap->vgprs_per_simd_lane / (by_vgprs + 1) / ap->vgpr_alloc_granule * ap->vgpr_alloc_granule;
+  for (const emu::LaunchSpec& run : perf_runs) {
+    const unsigned wg = run.block[0] * run.block[1] * run.block[2];
+    const uint32_t lds = res.lds_bytes + run.dynamic_lds;
+    const codeobj::Occupancy now = codeobj::compute_occupancy(*ap, res.vgprs_allocated, res.sgprs_allocated, lds, wg);
+    const codeobj::Occupancy then = codeobj::compute_occupancy(*ap, next, res.sgprs_allocated, lds, wg);
+    const uint64_t groups = uint64_t{run.grid[0]} * run.grid[1] * run.grid[2];
+    const uint64_t resident = uint64_t{hw.cus} * now.workgroups_per_cu, resident_then = uint64_t{hw.cus} * then.workgroups_per_cu;
+    if (!resident) continue;
+    const uint64_t rounds = (groups + resident - 1) / resident, rounds_then = (groups + resident_then - 1) / resident_then;
+    if (rounds_then < rounds)
+      return fmt::format("perf launch {}: {} workgroups in {} dispatch round(s) of {} ({} per CU with {} VGPRs), {} round(s) of {} with {}",
+                         run.perf_name.empty() ? run.label : run.perf_name, groups, rounds, resident, now.workgroups_per_cu,
+                         res.vgprs_allocated, rounds_then, resident_then, next);
+  }
+  return "";
+}
+
 OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::string& kernel) {
   OccupancyRenaming r = rename_only(p, kernel);
   if (!r.lines.empty() || r.vgpr_limit == 0 || r.max_live_vgprs == 0 || r.refused.find("finds no register free") == std::string::npos)
@@ -390,6 +417,9 @@ class OccupancyRenameMove final : public Move {
  public:
   std::string name() const override { return "occupancy-rename"; }
   std::string proposer() const override { return "rules"; }
+  std::string leads(const MoveContext& c) const override {
+    return c.perf_runs ? occupancy_at_stake(c.program, c.kernel, *c.perf_runs) : "";
+  }
   std::vector<Edit> propose(const MoveContext& c) override {
     window_lines(c.program, c.kernel, std::pair{c.window.first, c.window.last});  // only a trigger, but it must be this kernel's
     OccupancyRenaming r = rename_for_occupancy(c.program, c.kernel);

@@ -51,6 +51,7 @@
 #include <string>
 #include <vector>
 
+#include "emu/launch_spec.h"
 #include "program/program.h"
 #include "search/moves/rematerialize.h"
 
@@ -71,6 +72,16 @@ struct OccupancyRenaming {
   size_t round_trips_removed = 0;                   // AGPR copy-out/copy-back pairs removed first (agpr_round_trip.h)
   std::string refused;
 };
+
+// Whether one more wave per SIMD by VGPRs would pay on a perf launch: with the allocation of the next
+// wave (the unified limit above) the device holds more of that launch's workgroups at once
+// (codeobj::compute_occupancy with its block and dynamic LDS, as the timing model's
+// timing::launch_occupancy, over the model's CUs) and so runs them in fewer dispatch rounds
+// (ceil(workgroups / resident)). Where the rounds stay (every workgroup resident already, or the last
+// round as long as before) the extra wave only adds latency hiding, which a search may still find in
+// registry order. Returns the reason for the first such launch, "" when none (or the processor has no
+// resource table). The move then goes first in the search (Move::leads).
+std::string occupancy_at_stake(const program::Program& p, const std::string& kernel, const std::vector<emu::LaunchSpec>& perf_runs);
 
 // Throws asmevo::Error for an unknown kernel or a processor AsmEvo does not model.
 OccupancyRenaming rename_for_occupancy(const program::Program& p, const std::string& kernel);

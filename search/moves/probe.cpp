@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "program/decoder.h"
+#include "rebuild/assembler.h"
 #include "rebuild/rebuild.h"
 #include "check/check.h"
 #include "codeobj/resources.h"
@@ -21,6 +23,18 @@ std::vector<std::string> split_operands(const std::string& text, size_t mnemonic
     parts.push_back(part);
   }
   return parts;
+}
+
+void decode_edited_lines(program::Program& q, const std::string& kernel) {
+  const program::Function& qf = kernel_function(q, kernel);
+  const program::Decoder decoder(q.original().target());
+  for (size_t i = qf.begin; i < qf.end; ++i) {
+    const program::Line& l = q.text_line(i);
+    if (l.kind != program::Line::Instr || l.inst) continue;
+    program::Instruction inst = decoder.decode_one(rebuild::encode_instruction(l.text, q.original().target()), 0);
+    if (inst.text != l.text) q.replace(i, i, {inst.text});
+    q.attach_decoding(i, std::move(inst));
+  }
 }
 
 bool rebuilds_clean(const program::Program& p, const std::string& kernel) {

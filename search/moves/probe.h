@@ -21,6 +21,11 @@ namespace asmevo::search {
 // exception, when it does not rebuild.
 bool rebuilds_clean(const program::Program& p, const std::string& kernel);
 
+// Gives every edited instruction line of `kernel` its decoded form (in the decoder's spelling), so
+// that liveness, renaming and the moves that parse decoded instructions (widen) read their exact
+// registers. Throws asmevo::Error for text that does not assemble.
+void decode_edited_lines(program::Program& q, const std::string& kernel);
+
 // A copy of `p` with .text line `line` replaced by `text` (empty: the line removed).
 program::Program with_line(const program::Program& p, size_t line, const std::string& text);
 

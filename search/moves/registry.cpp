@@ -15,6 +15,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     // First: where it fires its gains are the largest (bench/moves), and on full-size perf launches a
     // candidate costs 20 s or more, so a 30 s search reaches only the first moves' edits.
     moves.push_back(make_loop_pipeline_move());
+    moves.push_back(make_address_fold_move());  // on loop-pipeline's copies: fewer, wider loads
     moves.push_back(make_tile_load_batch_move());
     moves.push_back(make_register_double_buffer_move());
     moves.push_back(make_load_ahead_move());

@@ -246,19 +246,6 @@ std::string text_of(const Step& s) {
   return t;
 }
 
-// Gives every edited instruction line of `kernel` its decoded form (in the decoder's spelling).
-void decode_edited_lines(program::Program& q, const std::string& kernel) {
-  const program::Function& qf = kernel_function(q, kernel);
-  const program::Decoder decoder(q.original().target());
-  for (size_t i = qf.begin; i < qf.end; ++i) {
-    const Line& l = q.text_line(i);
-    if (l.kind != Line::Instr || l.inst) continue;
-    program::Instruction inst = decoder.decode_one(rebuild::encode_instruction(l.text, q.original().target()), 0);
-    if (inst.text != l.text) q.replace(i, i, {inst.text});
-    q.attach_decoding(i, std::move(inst));
-  }
-}
-
 unsigned most(const std::vector<unsigned>& need) { return need.empty() ? 0 : *std::max_element(need.begin(), need.end()); }
 
 bool is_vector_load(const program::Instruction& in) {

@@ -212,3 +212,32 @@ TEST(OccupancyRenameTest, Matmul128ReallocatesEveryClusterForAFourthWave) {
   EXPECT_EQ(resources(via_edit, kernel).occupancy.by_vgprs, 4u);
   EXPECT_EQ(verdict(k0, via_edit, triton_spec(kernel)), verify::Verdict::Equivalent);
 }
+
+TEST(OccupancyRenameTest, LeadsTheSearchWhereAWaveMoreSavesADispatchRound) {
+  // matmul_128_kernel (152 VGPRs: 3 waves per SIMD; 256-lane workgroups: 3 per CU): its prefill_4k perf
+  // launch has 1024 workgroups, 2 rounds of 304 CUs x 3 = 912; with 128 VGPRs 4 per CU, 1216: one round.
+  // The move goes first in the search. decode_b64 (32 workgroups) is one round either way: no reason.
+  // matmul_kernel (72 -> 64 VGPRs, 7 -> 8 per CU): prefill's 4096 workgroups take 2 rounds of 2128 and
+  // 2 of 2432, so it keeps its place in the registry order;
+  // vector_add (already 8 waves) too.
+  auto move = search::make_occupancy_rename_move();
+  auto at_stake = [&](const std::string& kernel, bool first_only) {
+    auto p = program::Program::recover(load(corpus::triton_object("gfx942", kernel)));
+    std::vector<emu::LaunchSpec> perf = emu::perf_runs(emu::load_launch_spec(corpus::triton_spec(kernel)));
+    EXPECT_EQ(perf.size(), 2u);
+    if (first_only) perf.resize(1);
+    const program::Function* f = p.function(kernel);
+    std::mt19937_64 rng(1);
+    search::MoveContext ctx{p, kernel, search::Window{f->begin, f->end - 1, 0, kernel}, rng, 8, &perf};
+    EXPECT_EQ(move->leads(ctx), search::occupancy_at_stake(p, kernel, perf));
+    return search::occupancy_at_stake(p, kernel, perf);
+  };
+  const std::string why = at_stake("matmul_128_kernel", false);
+  std::cout << "matmul_128_kernel: " << why << "\n";
+  EXPECT_NE(why.find("prefill_4k: 1024 workgroups in 2 dispatch round(s) of 912"), std::string::npos) << why;
+  EXPECT_NE(why.find("1 round(s) of 1216"), std::string::npos) << why;
+  EXPECT_EQ(at_stake("matmul_128_kernel", true), "");
+  EXPECT_EQ(at_stake("matmul_kernel", false), "");
+  auto va = program::Program::recover(load(hip("vector_add.co")));
+  EXPECT_EQ(search::occupancy_at_stake(va, "vector_add", emu::perf_runs(emu::load_launch_spec(corpus::hip_spec("vector_add")))), "");
+}
