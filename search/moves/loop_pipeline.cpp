@@ -575,6 +575,10 @@ class LoopPipelineMove final : public Move {
     // alignment); SGPR and VCC webs go to SGPRs aligned as SMEM and 64-bit scalar operands need.
     std::vector<std::map<size_t, size_t>> fresh(k);  // iteration -> web -> first unit
     size_t renamed_registers = 0, renamed_sgprs = 0;
+    const size_t exit_line = blk.last + 1;
+    std::set<size_t> blocked;  // webs whose registers the blocks gave
+    std::vector<std::string> copy_back;
+    const std::vector<bool> taken_by_guards = taken, staken_by_guards = staken;
     // A vector load's web gets one block of consecutive VGPRs across the iterations (iteration j at
     // first + j * count, the block at an even register), so that the loads of consecutive iterations
     // that read consecutive addresses (once address-fold has given them one base) write consecutive
@@ -585,46 +589,56 @@ class LoopPipelineMove final : public Move {
     // is C_{K-1}'s, and the static checks refuse a copy that reads the slot too early). A block that
     // does not fit falls back to iterations 0..K-2 (K-1 writing the original), then to the
     // per-iteration allocation below.
-    const size_t exit_line = blk.last + 1;
-    std::set<size_t> blocked;  // webs whose registers the blocks gave
-    std::vector<std::string> copy_back;
-    for (size_t w : renamed_webs) {
-      const size_t def = w / RegSet::kSize;
-      const auto [first, count] = web_range.at(w);
-      const bool vgpr = first >= RegSet::kVgpr && first < RegSet::kAgpr;
-      if (!vgpr || def >= body.size() || body[def].role != Role::Load || is_scalar_load(*body[def].inst)) continue;
-      if (count > 1 && count % 2) continue;  // an odd tuple size would put every other iteration's tuple at an odd register
-      bool read_after = exit_line >= f.end;
-      for (size_t r = first; r < first + count && !read_after; ++r)
-        read_after = at_header.bits.test(r) || live_no_kill[exit_line - f.begin].bits.test(r);
-      for (const unsigned iterations : {k, k - 1}) {
-        const std::optional<unsigned> at = take(taken, count * iterations, 0, 2);
-        if (!at) continue;
-        for (unsigned j = 0; j < iterations; ++j) fresh[j][w] = RegSet::kVgpr + *at + j * count;
-        if (iterations == k && read_after)
-          for (unsigned q = 0; q < count; ++q)
-            copy_back.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", first - RegSet::kVgpr + q, *at + (k - 1) * count + q));
-        renamed_registers += count;
-        blocked.insert(w);
-        break;
-      }
-    }
-    for (unsigned j = 0; j + 1 < k; ++j)
-      for (size_t w : renamed_webs) {
-        if (blocked.count(w)) continue;
-        const auto [first, count] = web_range.at(w);
-        const bool vgpr = first >= RegSet::kVgpr && first < RegSet::kAgpr;
-        std::optional<unsigned> at;
-        if (vgpr) {
-          at = take(taken, count, (first - RegSet::kVgpr) % 2, 2);
-          if (!at) return refuse(fmt::format("not enough free VGPRs for {} iterations below v{} (the occupancy limit)", k, limit));
-        } else {
-          at = take(staken, count, 0, count == 1 ? 1 : count == 2 ? 2 : 4);
-          if (!at) return refuse(fmt::format("not enough free SGPRs for {} iterations up to s{}", k, kSgprTop));
+    // Where the blocks (K slots each, at even registers) leave too few registers for the other webs, the
+    // per-iteration allocation alone is tried (the loads then stay unmerged; the factor stays: Triton's
+    // argmax_kernel keeps factor 4). allocate returns "" or why the registers do not fit.
+    auto allocate = [&](bool blocks) -> std::string {
+      taken = taken_by_guards, staken = staken_by_guards;
+      fresh.assign(k, {});
+      renamed_registers = renamed_sgprs = 0;
+      blocked.clear(), copy_back.clear();
+      if (blocks)
+        for (size_t w : renamed_webs) {
+          const size_t def = w / RegSet::kSize;
+          const auto [first, count] = web_range.at(w);
+          const bool vgpr = first >= RegSet::kVgpr && first < RegSet::kAgpr;
+          if (!vgpr || def >= body.size() || body[def].role != Role::Load || is_scalar_load(*body[def].inst)) continue;
+          if (count > 1 && count % 2) continue;  // an odd tuple size would put every other iteration's tuple at an odd register
+          bool read_after = exit_line >= f.end;
+          for (size_t r = first; r < first + count && !read_after; ++r)
+            read_after = at_header.bits.test(r) || live_no_kill[exit_line - f.begin].bits.test(r);
+          for (const unsigned iterations : {k, k - 1}) {
+            const std::optional<unsigned> at = take(taken, count * iterations, 0, 2);
+            if (!at) continue;
+            for (unsigned j = 0; j < iterations; ++j) fresh[j][w] = RegSet::kVgpr + *at + j * count;
+            if (iterations == k && read_after)
+              for (unsigned q = 0; q < count; ++q)
+                copy_back.push_back(fmt::format("v_mov_b32_e32 v{}, v{}", first - RegSet::kVgpr + q, *at + (k - 1) * count + q));
+            renamed_registers += count;
+            blocked.insert(w);
+            break;
+          }
         }
-        fresh[j][w] = (vgpr ? RegSet::kVgpr : RegSet::kSgpr) + *at;
-        if (j == 0) (vgpr ? renamed_registers : renamed_sgprs) += count;
-      }
+      for (unsigned j = 0; j + 1 < k; ++j)
+        for (size_t w : renamed_webs) {
+          if (blocked.count(w)) continue;
+          const auto [first, count] = web_range.at(w);
+          const bool vgpr = first >= RegSet::kVgpr && first < RegSet::kAgpr;
+          std::optional<unsigned> at;
+          if (vgpr) {
+            at = take(taken, count, (first - RegSet::kVgpr) % 2, 2);
+            if (!at) return fmt::format("not enough free VGPRs for {} iterations below v{} (the occupancy limit)", k, limit);
+          } else {
+            at = take(staken, count, 0, count == 1 ? 1 : count == 2 ? 2 : 4);
+            if (!at) return fmt::format("not enough free SGPRs for {} iterations up to s{}", k, kSgprTop);
+          }
+          fresh[j][w] = (vgpr ? RegSet::kVgpr : RegSet::kSgpr) + *at;
+          if (j == 0) (vgpr ? renamed_registers : renamed_sgprs) += count;
+        }
+      return "";
+    };
+    if (const std::string why_not = allocate(true); !why_not.empty())
+      if (const std::string plain = allocate(false); !plain.empty()) return refuse(plain);
     // Per iteration and instruction: the renaming of its units.
     auto rename_map = [&](unsigned j, const std::map<size_t, size_t>& webs) {
       UnitMap m;
