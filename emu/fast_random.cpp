@@ -60,6 +60,23 @@ double FastRandom::normal_beyond_rectangle(uint64_t bits, double t) {
   }
 }
 
+void FastRandom::normal8(double* out) {
+  uint64_t bits[8];
+  double t[8];
+  bool inside = true;
+  for (unsigned j = 0; j < 8; ++j) {  // no branch: the eight candidates are independent
+    bits[j] = mix(state_ + (j + 1) * kGamma);
+    t[j] = point_in_layer(bits[j]);
+    inside &= in_rectangle(bits[j], t[j]);
+  }
+  if (inside) [[likely]] {
+    state_ += 8 * kGamma;
+    for (unsigned j = 0; j < 8; ++j) out[j] = signed_draw(bits[j], t[j]);
+    return;
+  }
+  for (unsigned j = 0; j < 8; ++j) out[j] = normal();  // a wedge or the tail: the candidates as normal() takes them
+}
+
 int64_t FastRandom::integer(int64_t lo, int64_t hi) {
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
   if (span == ~0ull) return static_cast<int64_t>(next());

@@ -682,7 +682,10 @@ void fill_chunk(const LaunchSpec& spec, size_t idx, uint64_t chunk, std::span<ui
   // preparation in.
   FastRandom rng(chunk_seed(spec, idx, chunk));
   switch (s.init.kind) {
-    case InitSpec::Normal: return store_all(out.data(), kind, n, [&](size_t) { return lo + hi * rng.normal(); });
+    case InitSpec::Normal: {
+      NormalDraws normals(rng);
+      return store_all(out.data(), kind, n, [&](size_t) { return lo + hi * normals.next(); });
+    }
     case InitSpec::Uniform: return store_all(out.data(), kind, n, [&](size_t) { return lo + (hi - lo) * rng.uniform(); });
     case InitSpec::Ints:
       return store_all(out.data(), kind, n, [&](size_t) {
