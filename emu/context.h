@@ -51,6 +51,9 @@ struct ExecObserver {
 struct ExecContext {
   const Program* program = nullptr;
   ExecObserver* observer = nullptr;  // see ExecObserver
+  // The observer's own, per emulator thread: what its before_inst leaves for its on_access calls of the same
+  // instruction (TraceRecorder: the trace of the wave now executing), so a per-lane access needs no lookup.
+  mutable void* observer_cursor = nullptr;
   DeviceMemory* mem = nullptr;
   mutable const DeviceMemory::Region* mem_hint = nullptr;  // last region access() hit in *mem (this thread's cache)
   std::string kernel;

@@ -212,6 +212,7 @@ WaveTrace& TraceRecorder::wave_of(const emu::ExecContext& ctx, const emu::Wave& 
 
 void TraceRecorder::before_inst(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in) {
   WaveTrace& t = wave_of(ctx, w);
+  ctx.observer_cursor = &t;  // on_access: this instruction's accesses go to this trace
   TraceEntry e;
   e.inst = w.pc;
   e.sector_first = static_cast<uint32_t>(t.sectors.size());
@@ -240,8 +241,10 @@ void TraceRecorder::before_inst(const emu::ExecContext& ctx, const emu::Wave& w,
 
 void TraceRecorder::on_access(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address,
                               unsigned size, bool write, int lane) {
-  WaveTrace& t = wave_of(ctx, w);
-  if (t.entries.empty()) return;
+  // The trace of the wave before_inst saw last on this thread, which is `w`: the emulator calls on_access only
+  // while the instruction it announced executes (wave_of costs a lookup through two vectors per lane).
+  if (!ctx.observer_cursor) return;
+  WaveTrace& t = *static_cast<WaveTrace*>(ctx.observer_cursor);
   // Scratch: the slot's address depends on the emulator thread; renumber it by workgroup.
   if (scratch_slot_bytes_ && address >= ctx.scratch_base && address - ctx.scratch_base < scratch_slot_bytes_) {
     const auto& n = trace_.num_groups;
