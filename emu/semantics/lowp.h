@@ -26,12 +26,17 @@ inline uint16_t f32_to_bf16(float f) {
 // f16 -> f32 (exact; NaN keeps its payload and becomes quiet, as the compiler's conversion does). In bits:
 // without F16C the compiler calls libgcc's __extendhfsf2, which was a sixth of a sampled f16 GEMM (perf,
 // bench/timing/sampling_bench). tests/emu checks every one of the 65536 inputs against that conversion.
+// Branch-free (the three cases computed and one selected), so a loop over lanes vectorizes: the MFMA operand reads
+// of an f16 GEMM convert 64 lanes at a time (emu/semantics/mfma.cpp read_vgpr_halves).
 inline float f16_to_f32(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e - 1u < 30u) return std::bit_cast<float>(sign | (e + 112u) << 23 | m << 13);  // normal: rebias 15 -> 127
-  if (e == 0x1fu) return std::bit_cast<float>(sign | 0x7f800000u | m << 13 | (m ? 0x400000u : 0u));  // inf, quiet NaN
-  return std::bit_cast<float>(sign | std::bit_cast<uint32_t>(static_cast<float>(m) * 0x1p-24f));  // zero, denormal: m * 2^-24
+  const uint32_t bits = static_cast<uint32_t>(h & 0x7fffu) << 13;  // exponent and mantissa in f32's places
+  const uint32_t e = bits >> 23, m = bits & 0x7fe000u;
+  const uint32_t normal = bits + (112u << 23);                                 // rebias 15 -> 127
+  const uint32_t special = bits | 0x7f800000u | (m ? 0x400000u : 0u);          // inf, quiet NaN
+  // zero, denormal: m * 2^-24, exactly (2^-14 + m * 2^-24, less 2^-14)
+  const uint32_t small = std::bit_cast<uint32_t>(std::bit_cast<float>(bits + (113u << 23)) - 0x1p-14f);
+  return std::bit_cast<float>(sign | (e == 0x1fu ? special : e == 0 ? small : normal));
 }
 inline uint16_t f32_to_f16(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
 
