@@ -5,6 +5,7 @@
 // root per pair, a quarter of the pairs rejected) cost about 9x a draw of mt19937_64; the 60 MB of
 // one 4096^3 GEMM operand took over a second. Deterministic: the same seed gives the same values.
 #pragma once
+#include <bit>
 #include <cstdint>
 
 namespace asmevo::emu {
@@ -19,8 +20,8 @@ class FastRandom {
   // the generator's time (perf on bench/timing/sampling_bench).
   double normal() {
     const uint64_t bits = next();
-    const double t = point_in_layer(bits);
-    if (in_rectangle(bits, t)) return signed_draw(bits, t);
+    const double t = point_in_layer(bits, layer_x_);
+    if (in_rectangle(bits, t, layer_x_)) return signed_draw(bits, t);
     return normal_beyond_rectangle(bits, t);
   }
   // Eight normal() draws in a row, the same values in the same order: the eight candidates are made side by side
@@ -32,7 +33,7 @@ class FastRandom {
   // An integer uniform in [lo, hi] (hi >= lo), by rejection: no modulo bias.
   int64_t integer(int64_t lo, int64_t hi);
 
- private:
+  // The steps of a draw (public for normal8's vectorized candidates, fast_random.cpp).
   static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ull;  // splitmix64's counter step
   static uint64_t mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -40,10 +41,13 @@ class FastRandom {
     return z ^ (z >> 31);
   }
   // A candidate of 64 random bits: its layer (bits 0-7), sign (bit 8) and point t = u * x[layer], u uniform in [0, 1)
-  // from bits 11-63; accepted at once when t lies in the layer's rectangle under the density.
-  double point_in_layer(uint64_t bits) const { return static_cast<double>(bits >> 11) * 0x1.0p-53 * layer_x_[bits & 255u]; }
-  bool in_rectangle(uint64_t bits, double t) const { return t < layer_x_[(bits & 255u) + 1]; }
-  static double signed_draw(uint64_t bits, double t) { return (bits & 256u) ? -t : t; }
+  // from bits 11-63; accepted at once when t lies in the layer's rectangle under the density. `x`: the layer edges.
+  static double point_in_layer(uint64_t bits, const double* x) { return static_cast<double>(bits >> 11) * 0x1.0p-53 * x[bits & 255u]; }
+  static bool in_rectangle(uint64_t bits, double t, const double* x) { return t < x[(bits & 255u) + 1]; }
+  // -t when the sign bit (bit 8) is set, by moving it to the double's sign: no branch on a random bit.
+  static double signed_draw(uint64_t bits, double t) { return std::bit_cast<double>(std::bit_cast<uint64_t>(t) ^ (bits & 256u) << 55); }
+
+ private:
   // The rest of a draw whose first candidate `bits` (t = its point in its layer) fell outside the rectangle.
   double normal_beyond_rectangle(uint64_t bits, double t);
   uint64_t state_;

@@ -46,18 +46,12 @@
 
 #include "emu/alu.h"
 #include "emu/program.h"
+#include "emu/vector_clones.h"
 #include "emu/semantics/lowp.h"
 
 namespace asmevo::emu::sem {
 namespace {
 
-// One function compiled for each x86-64 vector width, the widest the host has picked at load time (an ifunc);
-// elsewhere the one baseline build.
-#if defined(__x86_64__)
-#define ASMEVO_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define ASMEVO_VECTOR_CLONES
-#endif
 
 enum class In : uint8_t { F32, XF32, F16, BF16, I8, F64, Fp8, Bf8 };
 enum class Out : uint8_t { F32, I32, F64 };
