@@ -53,21 +53,19 @@ using buffer::addressing;
 using buffer::Addressing;
 using buffer::refuse_unmodelled;
 
-// The host bytes of lane l's Op.count dwords when every component is in range and they follow each other (a
-// linear buffer's x2/x3/x4 lane, nearly always): one access (access_dwords) instead of one per dword, with what
-// the dword-by-dword loop would give (4-byte components store the register unchanged: vmem::load_value,
-// store_value). nullptr: take them dword by dword (single dwords, sub-dword and swizzled accesses, range edges,
-// guard zones, faults).
+// The host bytes of lane l's Op.count dwords when every component is in range (a linear buffer's x2/x3/x4 lane,
+// nearly always): one access (access_dwords) instead of one per dword, with what the dword-by-dword loop would give
+// (4-byte components store the register unchanged: vmem::load_value, store_value). Linear addressing puts component d
+// at the first's address + 4d, and the range checks only tighten as the offset grows (raw: the offset counts; index:
+// it does not), so the last component in range means all are. nullptr: take them dword by dword (single dwords,
+// sub-dword and swizzled accesses, range edges, guard zones, faults).
 template <DataOp Op>
 uint8_t* lane_run(ExecContext& ctx, const Wave& w, const ExecInst& in, const Addressing& a, unsigned l, bool write) {
   if constexpr (Op.count < 2 || Op.bytes != 4 || Op.half != vmem::Half::None) return nullptr;
-  uint64_t first = 0;
-  for (unsigned d = 0; d < Op.count; ++d) {
-    uint64_t addr;
-    if (!a.component(w, l, 4 * d, Op.bytes, addr) || (d && addr != first + 4 * d)) return nullptr;
-    if (d == 0) first = addr;
-  }
-  return access_dwords(ctx, w, in, first, Op.count, write, static_cast<int>(l));
+  if (a.rs.swizzle) return nullptr;
+  uint64_t last;
+  if (!a.component(w, l, 4 * (Op.count - 1), Op.bytes, last)) return nullptr;
+  return access_dwords(ctx, w, in, last - 4 * (Op.count - 1), Op.count, write, static_cast<int>(l));
 }
 
 // buffer_load_<op> vaddr|off, srsrc, soffset [offen] [idxen] [offset:N] lds (no vdata: LLVM prints the
