@@ -46,12 +46,15 @@ struct ExecObserver {
   // now executing: global, buffer, flat-to-global, scratch and scalar memory (not LDS).
   virtual void on_access(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t address, unsigned size,
                          bool write, int lane) = 0;
-  // `dwords` consecutive dwords of one lane from `address` (a MUBUF lane whose components are all in range and
-  // contiguous: access_dwords). By default on_access for each dword in order, the calls MUBUF makes one
-  // component at a time; an observer that needs only the bytes touched takes the run in one call.
-  virtual void on_access_dwords(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t address, unsigned dwords,
-                                bool write, int lane) {
-    for (unsigned d = 0; d < dwords; ++d) on_access(ctx, w, in, address + 4 * d, 4, write, lane);
+  // A run of `count` accesses of `size` bytes each, access i at `address` + i * size by lane `lane` + i * lane_step:
+  // one lane's consecutive dwords (lane_step 0, a MUBUF x2/x3/x4 lane) or consecutive lanes' consecutive elements
+  // (lane_step 1, a global load or store of a wave reading a row), each in range (access_run). By default on_access
+  // for each in order, the calls the emulator makes one access at a time; an observer that needs only the bytes
+  // touched takes the run in one call.
+  virtual void on_access_run(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t address, unsigned size,
+                             unsigned count, bool write, int lane, int lane_step) {
+    for (unsigned i = 0; i < count; ++i)
+      on_access(ctx, w, in, address + static_cast<uint64_t>(i) * size, size, write, lane + static_cast<int>(i) * lane_step);
   }
 };
 
@@ -108,19 +111,20 @@ inline uint8_t* access(const ExecContext& ctx, const Wave& w, const ExecInst& in
   return p;
 }
 
-// access() for `dwords` consecutive dwords of one lane (a MUBUF lane's components, all in range): one translation
-// and one observer call (on_access_dwords) when they lie in one region and clear of its guard zones, as nearly all
-// do. Otherwise nothing is done and nullptr returned: the caller then takes the dwords one by one with access(), so
-// a fault names its dword and an out-of-bounds note counts each. (Per dword, a buffer_load_dwordx4 was 256
-// access() calls; with the trace recorder's on_access they were 13-18 % of a sampled GEMM's instructions.)
-inline uint8_t* access_dwords(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t addr, unsigned dwords, bool write,
-                              int lane) {
-  const unsigned size = 4 * dwords;
-  uint8_t* p = ctx.mem->translate(addr, size, write, ctx.mem_hint);  // makes lazily filled pages, as access() would
+// access() for a run of `count` accesses of `size` bytes at consecutive addresses from `addr`, access i by lane
+// `lane` + i * lane_step (ExecObserver::on_access_run): one translation and one observer call when the run lies in one
+// region and clear of its guard zones, as nearly all do. Otherwise nothing is done and nullptr returned: the caller
+// then takes the accesses one by one with access(), so a fault names its lane and address and an out-of-bounds note
+// counts each. (One access() per dword of a buffer_load_dwordx4 was 256 calls; with the trace recorder's on_access,
+// per-lane accesses were 13-18 % of a sampled GEMM's instructions and 41 % of kb_layernorm's: callgrind.)
+inline uint8_t* access_run(const ExecContext& ctx, const Wave& w, const ExecInst& in, uint64_t addr, unsigned size, unsigned count,
+                           bool write, int lane, int lane_step) {
+  const uint64_t bytes = static_cast<uint64_t>(size) * count;
+  uint8_t* p = ctx.mem->translate(addr, bytes, write, ctx.mem_hint);  // makes lazily filled pages, as access() would
   if (!p) return nullptr;
   const DeviceMemory::Region* r = ctx.mem_hint;  // translate() left the region of addr there
-  if (r->guard && (addr - r->base < r->guard || addr - r->base + size > r->size - r->guard)) return nullptr;
-  if (ctx.observer) ctx.observer->on_access_dwords(ctx, w, in, addr, dwords, write, lane);
+  if (r->guard && (addr - r->base < r->guard || addr - r->base + bytes > r->size - r->guard)) return nullptr;
+  if (ctx.observer) ctx.observer->on_access_run(ctx, w, in, addr, size, count, write, lane, lane_step);
   return p;
 }
 

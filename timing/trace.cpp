@@ -260,15 +260,16 @@ void TraceRecorder::on_access(const emu::ExecContext& ctx, const emu::Wave& w, c
   }
 }
 
-void TraceRecorder::on_access_dwords(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address,
-                                     unsigned dwords, bool write, int lane) {
-  // Its dwords' sectors follow each other (each starts in the last one's last sector or the next), so recording the
-  // run's first to last sector, less a repeat of the last recorded, gives what they give one by one. A run partly
-  // in this workgroup's scratch slot (renumbered) and partly outside goes dword by dword.
+void TraceRecorder::on_access_run(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address,
+                                  unsigned size, unsigned count, bool write, int lane, int lane_step) {
+  // Its accesses' sectors follow each other (each starts in the last one's last sector or the next), so recording the
+  // run's first to last sector, less a repeat of the last recorded, gives what they give one by one. A run partly in
+  // this workgroup's scratch slot (renumbered) and partly outside goes access by access.
+  const uint64_t bytes = static_cast<uint64_t>(size) * count;
   const auto in_slot = [&](uint64_t a) { return a >= ctx.scratch_base && a - ctx.scratch_base < scratch_slot_bytes_; };
-  if (scratch_slot_bytes_ && in_slot(address) != in_slot(address + 4ull * dwords - 1))
-    return ExecObserver::on_access_dwords(ctx, w, in, address, dwords, write, lane);
-  on_access(ctx, w, in, address, 4 * dwords, write, lane);
+  if (bytes > UINT32_MAX || (scratch_slot_bytes_ && in_slot(address) != in_slot(address + bytes - 1)))
+    return ExecObserver::on_access_run(ctx, w, in, address, size, count, write, lane, lane_step);
+  on_access(ctx, w, in, address, static_cast<unsigned>(bytes), write, lane);
 }
 
 }  // namespace asmevo::timing

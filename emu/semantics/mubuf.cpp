@@ -54,7 +54,7 @@ using buffer::Addressing;
 using buffer::refuse_unmodelled;
 
 // The host bytes of lane l's Op.count dwords when every component is in range (a linear buffer's x2/x3/x4 lane,
-// nearly always): one access (access_dwords) instead of one per dword, with what the dword-by-dword loop would give
+// nearly always): one access (access_run) instead of one per dword, with what the dword-by-dword loop would give
 // (4-byte components store the register unchanged: vmem::load_value, store_value). Linear addressing puts component d
 // at the first's address + 4d, and the range checks only tighten as the offset grows (raw: the offset counts; index:
 // it does not), so the last component in range means all are. nullptr: take them dword by dword (single dwords,
@@ -65,7 +65,7 @@ uint8_t* lane_run(ExecContext& ctx, const Wave& w, const ExecInst& in, const Add
   if (a.rs.swizzle) return nullptr;
   uint64_t last;
   if (!a.component(w, l, 4 * (Op.count - 1), Op.bytes, last)) return nullptr;
-  return access_dwords(ctx, w, in, last - 4 * (Op.count - 1), Op.count, write, static_cast<int>(l));
+  return access_run(ctx, w, in, last - 4 * (Op.count - 1), 4, Op.count, write, static_cast<int>(l), 0);
 }
 
 // buffer_load_<op> vaddr|off, srsrc, soffset [offen] [idxen] [offset:N] lds (no vdata: LLVM prints the
