@@ -254,14 +254,19 @@ template <Store K> void store_as(uint8_t* b, size_t i, double v) {
 template <class Value> void store_all(uint8_t* b, Store k, size_t n, Value value) {
   auto each = [&]<Store K>() {
     size_t i = 0;
-    if constexpr (K == Store::F16)  // eight at a time (f32x8_to_f16), drawn in the same order
-      for (float block[8]; i + 8 <= n; i += 8) {
-        double v[8];
-        if constexpr (requires { value.block8(v); }) value.block8(v);  // value(i) .. value(i + 7) at once
+    constexpr bool blocks = requires(double* v) { value.block8(v); };  // value(i) .. value(i + 7) at once
+    if constexpr (K == Store::F16 || blocks)  // eight at a time (f16: f32x8_to_f16), drawn in the same order
+      for (double v[8]; i + 8 <= n; i += 8) {
+        if constexpr (blocks) value.block8(v);
         else
           for (unsigned j = 0; j < 8; ++j) v[j] = value(i + j);
-        for (unsigned j = 0; j < 8; ++j) block[j] = static_cast<float>(v[j]);
-        f32x8_to_f16(block, b + 2 * i);
+        if constexpr (K == Store::F16) {
+          float block[8];
+          for (unsigned j = 0; j < 8; ++j) block[j] = static_cast<float>(v[j]);
+          f32x8_to_f16(block, b + 2 * i);
+        } else {
+          for (unsigned j = 0; j < 8; ++j) store_as<K>(b, i + j, v[j]);
+        }
       }
     for (; i < n; ++i) store_as<K>(b, i, value(i));
   };
