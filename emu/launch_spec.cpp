@@ -254,10 +254,19 @@ template <Store K> void store_as(uint8_t* b, size_t i, double v) {
 template <class Value> void store_all(uint8_t* b, Store k, size_t n, Value value) {
   auto each = [&]<Store K>() {
     size_t i = 0;
-    if constexpr (K == Store::F16)  // eight at a time (f32x8_to_f16), drawn in the same order
-      for (float block[8]; i + 8 <= n; i += 8) {
-        for (unsigned j = 0; j < 8; ++j) block[j] = static_cast<float>(value(i + j));
-        f32x8_to_f16(block, b + 2 * i);
+    constexpr bool blocks = requires(double* v) { value.block8(v); };  // value(i) .. value(i + 7) at once
+    if constexpr (K == Store::F16 || blocks)  // eight at a time (f16: f32x8_to_f16), drawn in the same order
+      for (double v[8]; i + 8 <= n; i += 8) {
+        if constexpr (blocks) value.block8(v);
+        else
+          for (unsigned j = 0; j < 8; ++j) v[j] = value(i + j);
+        if constexpr (K == Store::F16) {
+          float block[8];
+          for (unsigned j = 0; j < 8; ++j) block[j] = static_cast<float>(v[j]);
+          f32x8_to_f16(block, b + 2 * i);
+        } else {
+          for (unsigned j = 0; j < 8; ++j) store_as<K>(b, i + j, v[j]);
+        }
       }
     for (; i < n; ++i) store_as<K>(b, i, value(i));
   };
@@ -682,7 +691,21 @@ void fill_chunk(const LaunchSpec& spec, size_t idx, uint64_t chunk, std::span<ui
   // preparation in.
   FastRandom rng(chunk_seed(spec, idx, chunk));
   switch (s.init.kind) {
-    case InitSpec::Normal: return store_all(out.data(), kind, n, [&](size_t) { return lo + hi * rng.normal(); });
+    case InitSpec::Normal: {
+      // lo + hi * normal(), one by one or eight at a time (normal8) in the same order: block8 draws while `one` holds
+      // no draws ahead, as store_all takes blocks before single values.
+      struct Values {
+        FastRandom& rng;
+        NormalDraws one;
+        double lo, hi;
+        double operator()(size_t) { return lo + hi * one.next(); }
+        void block8(double* v) {
+          rng.normal8(v);
+          for (unsigned j = 0; j < 8; ++j) v[j] = lo + hi * v[j];
+        }
+      } values{rng, NormalDraws(rng), lo, hi};
+      return store_all(out.data(), kind, n, values);
+    }
     case InitSpec::Uniform: return store_all(out.data(), kind, n, [&](size_t) { return lo + (hi - lo) * rng.uniform(); });
     case InitSpec::Ints:
       return store_all(out.data(), kind, n, [&](size_t) {

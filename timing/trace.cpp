@@ -212,6 +212,7 @@ WaveTrace& TraceRecorder::wave_of(const emu::ExecContext& ctx, const emu::Wave& 
 
 void TraceRecorder::before_inst(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in) {
   WaveTrace& t = wave_of(ctx, w);
+  ctx.observer_cursor = &t;  // on_access: this instruction's accesses go to this trace
   TraceEntry e;
   e.inst = w.pc;
   e.sector_first = static_cast<uint32_t>(t.sectors.size());
@@ -240,8 +241,10 @@ void TraceRecorder::before_inst(const emu::ExecContext& ctx, const emu::Wave& w,
 
 void TraceRecorder::on_access(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address,
                               unsigned size, bool write, int lane) {
-  WaveTrace& t = wave_of(ctx, w);
-  if (t.entries.empty()) return;
+  // The trace of the wave before_inst saw last on this thread, which is `w`: the emulator calls on_access only
+  // while the instruction it announced executes (wave_of costs a lookup through two vectors per lane).
+  if (!ctx.observer_cursor) return;
+  WaveTrace& t = *static_cast<WaveTrace*>(ctx.observer_cursor);
   // Scratch: the slot's address depends on the emulator thread; renumber it by workgroup.
   if (scratch_slot_bytes_ && address >= ctx.scratch_base && address - ctx.scratch_base < scratch_slot_bytes_) {
     const auto& n = trace_.num_groups;
@@ -255,6 +258,18 @@ void TraceRecorder::on_access(const emu::ExecContext& ctx, const emu::Wave& w, c
     t.sectors.push_back(s);
     ++e.sector_count;
   }
+}
+
+void TraceRecorder::on_access_run(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address,
+                                  unsigned size, unsigned count, bool write, int lane, int lane_step) {
+  // Its accesses' sectors follow each other (each starts in the last one's last sector or the next), so recording the
+  // run's first to last sector, less a repeat of the last recorded, gives what they give one by one. A run partly in
+  // this workgroup's scratch slot (renumbered) and partly outside goes access by access.
+  const uint64_t bytes = static_cast<uint64_t>(size) * count;
+  const auto in_slot = [&](uint64_t a) { return a >= ctx.scratch_base && a - ctx.scratch_base < scratch_slot_bytes_; };
+  if (bytes > UINT32_MAX || (scratch_slot_bytes_ && in_slot(address) != in_slot(address + bytes - 1)))
+    return ExecObserver::on_access_run(ctx, w, in, address, size, count, write, lane, lane_step);
+  on_access(ctx, w, in, address, static_cast<unsigned>(bytes), write, lane);
 }
 
 }  // namespace asmevo::timing

@@ -79,6 +79,9 @@ class TraceRecorder final : public emu::ExecObserver {
   void before_inst(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in) override;
   void on_access(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address,
                  unsigned size, bool write, int lane) override;
+  // The run's sectors at once: the same sectors, in the same order, as its accesses one by one.
+  void on_access_run(const emu::ExecContext& ctx, const emu::Wave& w, const emu::ExecInst& in, uint64_t address, unsigned size,
+                     unsigned count, bool write, int lane, int lane_step) override;
   LaunchTrace take() { return std::move(trace_); }
 
  private:

@@ -1,4 +1,4 @@
-// sampling_bench [--exact-too] [--only SUBSTRING] [--shard I/N] [--warming-share S] [--slice own-cus|xcd-window]
+// sampling_bench [--exact-too] [--figures] [--only SUBSTRING] [--shard I/N] [--warming-share S] [--slice own-cus|xcd-window]
 //                [--probe-peers N] [--launches DIR] [ARCH]:
 // how long modeling one large launch takes on
 // one core, sampled (the default of asmevo time) and, with --exact-too, exact: every launch under
@@ -11,9 +11,13 @@
 // GEMM-like launches whose cross-workgroup reuse the sample may lose (docs/timing.md, "Sampling");
 // --slice: which workgroups a sample's slice runs (timing::SliceWorkgroups); --probe-peers N: the reuse probe's
 // co-residents at most (timing::SampleOptions::reuse_probe_peers; 0: no probe, the sample as before the probe).
+// --figures: after each row, every modeled count in full (cycles, bytes per level, instructions, the error bound's
+// bits) and a digest of the per-instruction profile and workgroup end times: what a change that claims to leave the
+// model's figures alone diffs before and after (the table rounds them).
 // --shard I/N: only the launches at positions I, I + N, I + 2N, ... of the list (after --only), so that N processes,
 // one a core, time every launch between them (each still one core: docs/timing.md, "Sampling", gives the command).
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -48,6 +52,21 @@ struct Case {
 // CPU seconds of the row.
 timing::SliceWorkgroups slice_workgroups = timing::SampleOptions{}.slice_workgroups;
 unsigned probe_peers = timing::SampleOptions{}.reuse_probe_peers;
+bool print_figures = false;
+
+// FNV-1a over the bits of the model's per-instruction profile and workgroup end times.
+uint64_t profile_digest(const timing::ModelResult& m) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto add = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) h = (h ^ (v >> (8 * i) & 0xff)) * 0x100000001b3ull;
+  };
+  for (const auto& p : m.per_inst) {
+    add(p.executions), add(std::bit_cast<uint64_t>(p.issue_cycles));
+    for (double s : p.stall) add(std::bit_cast<uint64_t>(s));
+  }
+  for (uint64_t e : m.group_end) add(e);
+  return h;
+}
 
 double row(const Case& c, bool exact, double warming_share) {
   const emu::LaunchSpec& spec = c.run;
@@ -69,6 +88,11 @@ double row(const Case& c, bool exact, double warming_share) {
              exact ? "exact" : "sampled", m.workgroups, m.microseconds, m.sample.sampled ? m.sample.simulated_groups : m.workgroups,
              r.sample.warming_groups, r.sample.probe_groups, 100 * m.sample.error_bound, m.hbm_bytes / 1e6, m.mall_bytes / 1e6, total, 100 * r.prepare_seconds / wall, 100 * r.emulate_seconds / wall,
              100 * r.model_seconds / wall);
+  if (print_figures)
+    fmt::print("figures {} {}: cycles {} waves {} wave_instructions {} hbm {} mall {} l2 {} l1 {} lds {} unique {} flops {:a} "
+               "error_bound {:a} simulated {} profile {:016x}\n",
+               c.name, exact ? "exact" : "sampled", m.cycles, m.waves, m.wave_instructions, m.hbm_bytes, m.mall_bytes, m.l2_bytes,
+               m.l1_bytes, m.lds_bytes, m.unique_bytes, m.flops, m.sample.error_bound, m.sample.simulated_groups, profile_digest(m));
   std::fflush(stdout);
   return total;
 }
@@ -83,6 +107,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--exact-too") exact_too = true;
+    else if (a == "--figures") print_figures = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--warming-share" && i + 1 < argc) warming_share = std::stod(argv[++i]);
     else if (a == "--launches" && i + 1 < argc) launches_dir = argv[++i];

@@ -41,6 +41,34 @@ uint8_t* lane_ptr(ExecContext& ctx, const Wave& w, const ExecInst& in, Form f, u
   return access(ctx, w, in, a, size, write, static_cast<int>(l));
 }
 
+// Every active lane's access of `Bytes` (load or store), handing `each(lane, host bytes)` in lane order. GLOBAL: a run of
+// active lanes whose addresses follow each other (a wave reading or writing a row) is one access (access_run); a run
+// that access_run declines, and every FLAT access (LDS aperture), goes lane by lane through lane_ptr.
+template <Form F, unsigned Bytes, class Each>
+void each_lane(ExecContext& ctx, const Wave& w, const ExecInst& in, const Operand& vaddr, const Operand& saddr, uint64_t exec,
+               bool write, bool& lds, Each each) {
+  for (unsigned l = 0; l < kWaveSize;) {
+    if (!(exec >> l & 1)) {
+      ++l;
+      continue;
+    }
+    const uint64_t a = lane_address(w, in, vaddr, saddr, l);
+    unsigned n = 1;
+    if constexpr (F == Form::Global) {
+      while (l + n < kWaveSize && (exec >> (l + n) & 1) && lane_address(w, in, vaddr, saddr, l + n) == a + uint64_t{n} * Bytes) ++n;
+      if (n > 1)
+        if (uint8_t* p = access_run(ctx, w, in, a, Bytes, n, write, static_cast<int>(l), 1)) {
+          for (unsigned i = 0; i < n; ++i) each(l + i, p + i * Bytes);
+          l += n;
+          continue;
+        }
+    }
+    for (unsigned i = 0; i < n; ++i)
+      each(l + i, lane_ptr(ctx, w, in, F, i ? lane_address(w, in, vaddr, saddr, l + i) : a, Bytes, write, l + i, lds));
+    l += n;
+  }
+}
+
 // Loads of `Bytes` per lane; sub-dword loads zero- or sign-extend into one VGPR.
 template <Form F, unsigned Bytes, bool Signed> void load(ExecContext& ctx, Wave& w, const ExecInst& in) {
   constexpr unsigned dwords = Bytes < 4 ? 1 : Bytes / 4;
@@ -54,10 +82,7 @@ template <Form F, unsigned Bytes, bool Signed> void load(ExecContext& ctx, Wave&
   pw.lanes = exec;
   pw.data.assign(dwords * kWaveSize, 0);
   bool lds = false;
-  for (unsigned l = 0; l < kWaveSize; ++l) {
-    if (!(exec >> l & 1)) continue;
-    uint64_t a = lane_address(w, in, vaddr, saddr, l);
-    const uint8_t* p = lane_ptr(ctx, w, in, F, a, Bytes, false, l, lds);
+  each_lane<F, Bytes>(ctx, w, in, vaddr, saddr, exec, false, lds, [&](unsigned l, const uint8_t* p) {
     if constexpr (Bytes >= 4) {
       for (unsigned d = 0; d < dwords; ++d) std::memcpy(&pw.data[d * kWaveSize + l], p + 4 * d, 4);
     } else {
@@ -66,7 +91,7 @@ template <Form F, unsigned Bytes, bool Signed> void load(ExecContext& ctx, Wave&
       if (Signed) v = static_cast<uint32_t>(Bytes == 1 ? static_cast<int32_t>(static_cast<int8_t>(v)) : static_cast<int32_t>(static_cast<int16_t>(v)));
       pw.data[l] = v;
     }
-  }
+  });
   PendingOp op;
   op.counters = static_cast<uint8_t>(kVm | (lds ? kLgkm : 0));
   op.inst = &in;
@@ -130,17 +155,14 @@ template <Form F, unsigned Bytes, unsigned Shift = 0> void store(ExecContext& ct
   const Operand saddr = in.nsrc > 2 ? in.src[2] : Operand{};
   uint64_t exec = w.exec();
   bool lds = false;
-  for (unsigned l = 0; l < kWaveSize; ++l) {
-    if (!(exec >> l & 1)) continue;
-    uint64_t a = lane_address(w, in, vaddr, saddr, l);
-    uint8_t* p = lane_ptr(ctx, w, in, F, a, Bytes, true, l, lds);
+  each_lane<F, Bytes>(ctx, w, in, vaddr, saddr, exec, true, lds, [&](unsigned l, uint8_t* p) {
     if constexpr (Bytes >= 4) {
       for (unsigned d = 0; d < dwords; ++d) std::memcpy(p + 4 * d, &w.v[data.index + d][l], 4);
     } else {
       uint32_t v = w.v[data.index][l] >> Shift;
       std::memcpy(p, &v, Bytes);
     }
-  }
+  });
   PendingOp op;
   op.counters = static_cast<uint8_t>(kVm | (lds ? kLgkm : 0));
   op.inst = &in;

@@ -10,6 +10,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace asmevo::emu::lowp {
 
@@ -26,14 +29,41 @@ inline uint16_t f32_to_bf16(float f) {
 // f16 -> f32 (exact; NaN keeps its payload and becomes quiet, as the compiler's conversion does). In bits:
 // without F16C the compiler calls libgcc's __extendhfsf2, which was a sixth of a sampled f16 GEMM (perf,
 // bench/timing/sampling_bench). tests/emu checks every one of the 65536 inputs against that conversion.
+// Branch-free (the three cases computed and one selected), so a loop over lanes vectorizes: the MFMA operand reads
+// of an f16 GEMM convert 64 lanes at a time (emu/semantics/mfma.cpp read_vgpr_halves).
 inline float f16_to_f32(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e - 1u < 30u) return std::bit_cast<float>(sign | (e + 112u) << 23 | m << 13);  // normal: rebias 15 -> 127
-  if (e == 0x1fu) return std::bit_cast<float>(sign | 0x7f800000u | m << 13 | (m ? 0x400000u : 0u));  // inf, quiet NaN
-  return std::bit_cast<float>(sign | std::bit_cast<uint32_t>(static_cast<float>(m) * 0x1p-24f));  // zero, denormal: m * 2^-24
+  const uint32_t bits = static_cast<uint32_t>(h & 0x7fffu) << 13;  // exponent and mantissa in f32's places
+  const uint32_t e = bits >> 23, m = bits & 0x7fe000u;
+  const uint32_t normal = bits + (112u << 23);                                 // rebias 15 -> 127
+  const uint32_t special = bits | 0x7f800000u | (m ? 0x400000u : 0u);          // inf, quiet NaN
+  // zero, denormal: m * 2^-24, exactly (2^-14 + m * 2^-24, less 2^-14)
+  const uint32_t small = std::bit_cast<uint32_t>(std::bit_cast<float>(bits + (113u << 23)) - 0x1p-14f);
+  return std::bit_cast<float>(sign | (e == 0x1fu ? special : e == 0 ? small : normal));
 }
 inline uint16_t f32_to_f16(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
+
+#if defined(__x86_64__)
+// One register's 64 f16 halves (the low ones, or the high with shift 16: words[lane] >> shift) to double by F16C's
+// packed conversion, eight lanes an instruction (the caller checks the host has AVX2 and F16C); false, leaving `row`
+// to be written again, when a half is a NaN (f16_to_f32 decides their bits). Every other f16 value is exact in f32,
+// so F16C gives f16_to_f32's bits (tests/emu isa_cvt_pk_test checks all 65536). For the MFMA operand reads
+// (mfma.cpp read_vgpr_halves): a tenth of a sampled f16 GEMM's instructions was this conversion vectorized without
+// F16C, four lanes at a time (callgrind on bench/timing/sampling_bench, triton/matmul_128_kernel:decode_b64).
+__attribute__((target("avx2,f16c"))) inline bool f16_halves_to_double_f16c(const uint32_t* words, unsigned shift, double* row) {
+  const __m256i low16 = _mm256_set1_epi32(0xffff), magnitude = _mm256_set1_epi32(0x7fff), inf = _mm256_set1_epi32(0x7c00);
+  const __m128i by = _mm_cvtsi32_si128(static_cast<int>(shift));
+  __m256i nan = _mm256_setzero_si256();
+  for (unsigned l = 0; l < 64; l += 8) {
+    const __m256i h = _mm256_and_si256(_mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + l)), by), low16);
+    nan = _mm256_or_si256(nan, _mm256_cmpgt_epi32(_mm256_and_si256(h, magnitude), inf));  // exponent 31, mantissa not 0
+    const __m256 f = _mm256_cvtph_ps(_mm_packus_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
+    _mm256_storeu_pd(row + l, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+    _mm256_storeu_pd(row + l + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+  }
+  return _mm256_testz_si256(nan, nan);
+}
+#endif
 
 // Every small float format: the 8-bit floats and the OCP MX 6- and 4-bit element formats (fp6 = E2M3,
 // bf6 = E3M2, fp4 = E2M1; OCP Microscaling v1.0 section 5.3: no Inf, no NaN).

@@ -46,18 +46,12 @@
 
 #include "emu/alu.h"
 #include "emu/program.h"
+#include "emu/vector_clones.h"
 #include "emu/semantics/lowp.h"
 
 namespace asmevo::emu::sem {
 namespace {
 
-// One function compiled for each x86-64 vector width, the widest the host has picked at load time (an ifunc);
-// elsewhere the one baseline build.
-#if defined(__x86_64__)
-#define ASMEVO_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define ASMEVO_VECTOR_CLONES
-#endif
 
 enum class In : uint8_t { F32, XF32, F16, BF16, I8, F64, Fp8, Bf8 };
 enum class Out : uint8_t { F32, I32, F64 };
@@ -225,13 +219,20 @@ inline double decode(In t, uint64_t bits, bool ocp) {
 // sampled f16 GEMM's time, perf on bench/timing/sampling_bench), compiled for the host's widest vector unit as
 // block_products is (the same conversions, lane by lane; integer and exact float work, so every width gives the
 // same bits).
+
 ASMEVO_VECTOR_CLONES void read_vgpr_halves(const Wave& w, unsigned first,
                                                                                     unsigned E, bool bf16,
                                                                                     double (*out)[64]) {
+#if defined(__x86_64__)
+  static const bool f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+#endif
   for (unsigned e = 0; e < E; ++e) {
     const uint32_t* words = w.v[first + e / 2].lane;
     const unsigned shift = e % 2 * 16;
     double* row = out[e];
+#if defined(__x86_64__)
+    if (!bf16 && f16c && lowp::f16_halves_to_double_f16c(words, shift, row)) continue;
+#endif
     if (bf16)
       for (unsigned l = 0; l < kWaveSize; ++l) row[l] = lowp::bf16_to_f32(static_cast<uint16_t>(words[l] >> shift));
     else

@@ -53,6 +53,21 @@ using buffer::addressing;
 using buffer::Addressing;
 using buffer::refuse_unmodelled;
 
+// The host bytes of lane l's Op.count dwords when every component is in range (a linear buffer's x2/x3/x4 lane,
+// nearly always): one access (access_run) instead of one per dword, with what the dword-by-dword loop would give
+// (4-byte components store the register unchanged: vmem::load_value, store_value). Linear addressing puts component d
+// at the first's address + 4d, and the range checks only tighten as the offset grows (raw: the offset counts; index:
+// it does not), so the last component in range means all are. nullptr: take them dword by dword (single dwords,
+// sub-dword and swizzled accesses, range edges, guard zones, faults).
+template <DataOp Op>
+uint8_t* lane_run(ExecContext& ctx, const Wave& w, const ExecInst& in, const Addressing& a, unsigned l, bool write) {
+  if constexpr (Op.count < 2 || Op.bytes != 4 || Op.half != vmem::Half::None) return nullptr;
+  if (a.rs.swizzle) return nullptr;
+  uint64_t last;
+  if (!a.component(w, l, 4 * (Op.count - 1), Op.bytes, last)) return nullptr;
+  return access_run(ctx, w, in, last - 4 * (Op.count - 1), 4, Op.count, write, static_cast<int>(l), 0);
+}
+
 // buffer_load_<op> vaddr|off, srsrc, soffset [offen] [idxen] [offset:N] lds (no vdata: LLVM prints the
 // address first, so the operand parser puts it in dst[0]): each active lane's element goes to LDS at
 // M0 + offset + lane * 4 (16 for dwordx3/x4, gfx950), not to VGPRs (vmem::LdsDma, the rule of
@@ -91,6 +106,10 @@ template <DataOp Op> void load(ExecContext& ctx, Wave& w, const ExecInst& in) {
   pw.data.assign(Op.count * kWaveSize, 0);
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
+    if (const uint8_t* run = lane_run<Op>(ctx, w, in, a, l, false)) {
+      for (unsigned d = 0; d < Op.count; ++d) std::memcpy(&pw.data[d * kWaveSize + l], run + 4 * d, 4);
+      continue;
+    }
     for (unsigned d = 0; d < Op.count; ++d) {
       uint32_t raw = 0;  // out of range: 0
       uint64_t addr;
@@ -113,6 +132,10 @@ template <DataOp Op> void store(ExecContext& ctx, Wave& w, const ExecInst& in) {
   const uint64_t exec = w.exec();
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (!(exec >> l & 1)) continue;
+    if (uint8_t* run = lane_run<Op>(ctx, w, in, a, l, true)) {
+      for (unsigned d = 0; d < Op.count; ++d) std::memcpy(run + 4 * d, &w.v[vdata.index + d][l], 4);
+      continue;
+    }
     for (unsigned d = 0; d < Op.count; ++d) {
       uint64_t addr;
       if (!a.component(w, l, 4 * d, Op.bytes, addr)) continue;  // out of range: dropped

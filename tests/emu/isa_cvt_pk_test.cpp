@@ -38,6 +38,37 @@ TEST(CvtPk, F16ToF32MatchesTheCompilersConversionOnEveryInput) {
   EXPECT_EQ(differ, 0u);
 }
 
+#if defined(__x86_64__)
+// The MFMA operand reads' packed F16C conversion: f16_to_f32's bits for every non-NaN input in both halves of a
+// register, and a refusal (false) for every block of 64 holding a NaN, which then goes through f16_to_f32.
+TEST(CvtPk, PackedF16ToDoubleGivesF16ToF32sBits) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("f16c")) GTEST_SKIP() << "host without AVX2/F16C: the packed path never runs";
+  unsigned differ = 0, refused = 0, nan_blocks = 0;
+  for (uint32_t base = 0; base <= 0xffff; base += 64)
+    for (unsigned shift : {0u, 16u}) {
+      uint32_t words[64];
+      bool nan = false;
+      for (unsigned l = 0; l < 64; ++l) {
+        const uint32_t h = base + l, other = (h * 40503u) & 0xffffu;  // the other half: any bits, never read
+        words[l] = shift ? (h << 16 | other) : (other << 16 | h);
+        nan |= (h & 0x7fffu) > 0x7c00u;
+      }
+      double row[64];
+      const bool packed = lowp::f16_halves_to_double_f16c(words, shift, row);
+      nan_blocks += nan;
+      refused += !packed;
+      if (!packed) continue;
+      for (unsigned l = 0; l < 64; ++l)
+        if (std::bit_cast<uint64_t>(row[l]) != std::bit_cast<uint64_t>(static_cast<double>(lowp::f16_to_f32(static_cast<uint16_t>(base + l)))) &&
+            ++differ <= 5)
+          ADD_FAILURE() << fmt::format("f16 {:#06x} (shift {}): {}", base + l, shift, row[l]);
+    }
+  EXPECT_EQ(differ, 0u);
+  EXPECT_EQ(refused, nan_blocks);  // exactly the blocks with a NaN
+  EXPECT_GT(nan_blocks, 0u);
+}
+#endif
+
 TEST(CvtPk, Fp8EncodeDecodeEdges) {
   using namespace lowp;
   // Exact values, max, overflow, RNE ties, denormals.

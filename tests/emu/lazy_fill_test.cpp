@@ -120,6 +120,27 @@ TEST(EmuLazyFill, LaterChunksDrawFromTheirDistributions) {
   for (int i = 0; i < 100; ++i) ASSERT_EQ(a.normal(), b.normal());
 }
 
+TEST(EmuLazyFill, NormalsInBlocksOfEightAreTheDrawsOneByOne) {
+  // normal8 (fill_chunk's normal inputs): bit for bit the values of eight normal() calls, in order, including the
+  // blocks where a candidate falls in a wedge or the tail and the block is drawn one by one (both kinds must occur).
+  FastRandom one(99), eight(99);
+  int redrawn = 0;
+  for (int block = 0; block < 20000; ++block) {
+    double want[8], got[8];
+    for (double& v : want) v = one.normal();
+    eight.normal8(got);
+    for (int j = 0; j < 8; ++j) ASSERT_EQ(std::bit_cast<uint64_t>(got[j]), std::bit_cast<uint64_t>(want[j])) << block << " " << j;
+    bool beyond = false;
+    for (double v : want) beyond |= std::fabs(v) > 3.6541528853610088;  // the tail: never a rectangle's
+    redrawn += beyond;
+  }
+  EXPECT_GT(redrawn, 0);
+  EXPECT_EQ(one.next(), eight.next());  // the same state after
+  FastRandom a(5), b(5);
+  NormalDraws draws(b);
+  for (int i = 0; i < 1001; ++i) ASSERT_EQ(std::bit_cast<uint64_t>(draws.next()), std::bit_cast<uint64_t>(a.normal())) << i;
+}
+
 TEST(EmuLazyFill, KeptChunksGiveFillChunksBytes) {
   // InputChunks: the first fill generates, the second copies the same bytes; another seed misses.
   LaunchSpec s = vector_add(100000);
