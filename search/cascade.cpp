@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,7 @@
 #include "support/content_hash.h"
 #include "support/error.h"
 #include "verify/hip_backend.h"
+#include "timing/hw_params.h"
 #include "timing/hw_perturb.h"
 
 namespace asmevo::search {
@@ -185,6 +187,15 @@ timing::ModeledRun Cascade::model(const codeobj::CodeObject& co) const {
 Fitness Cascade::fitness(const codeobj::CodeObject& co, bool robust) const {
   const codeobj::Kernel* k = co.kernel(kernel_);
   require(k != nullptr, "no kernel named " + kernel_ + " in " + co.elf().name());
+  // The fitness is modeled time, counted in cycles of the peak clock: the model lowers the clock under
+  // matrix-unit load (timing::set_clock), so fewer cycles can take longer (an occupancy edit that
+  // packs more MFMA work per CU). Where the clock stays at its peak (no MFMA) these are the model's
+  // own cycles, unchanged.
+  const double peak_ghz = timing::hw_params(co.target().arch).clock_ghz;
+  auto at_peak_clock = [&](double microseconds, double cycles) {
+    const double at_peak = microseconds * peak_ghz * 1e3;
+    return std::abs(at_peak - cycles) <= 1e-9 * cycles ? cycles : at_peak;
+  };
   Fitness f;
   double log_cycles = 0, log_us = 0;
   // Another processor's object (a parent the ABI gate will refuse) is timed on its own rows.
@@ -203,12 +214,13 @@ Fitness Cascade::fitness(const codeobj::CodeObject& co, bool robust) const {
                           t.runtime, t.clock_khz, t.median_us, run.perf_name));
       figure = {run.perf_name, t.median_us * t.clock_khz / 1000.0, t.median_us};
     } else {
-      figure = {run.perf_name, static_cast<double>(r->model.cycles), r->model.microseconds};
+      figure = {run.perf_name, at_peak_clock(r->model.microseconds, static_cast<double>(r->model.cycles)), r->model.microseconds};
     }
     f.launches.push_back(figure);
     log_cycles += std::log(std::max(1.0, figure.cycles));
     log_us += std::log(std::max(1e-9, figure.microseconds));
-    for (size_t d = 0; d < log_robust.size(); ++d) log_robust[d] += std::log(std::max<double>(1.0, static_cast<double>(r->variant_cycles.at(d))));
+    for (size_t d = 0; d < log_robust.size(); ++d)
+      log_robust[d] += std::log(std::max(1.0, at_peak_clock(r->variant_microseconds.at(d), static_cast<double>(r->variant_cycles.at(d)))));
     if (!f.profile) f.profile = std::move(r);
   }
   const double n = static_cast<double>(perf_runs_.size());
@@ -222,7 +234,7 @@ std::string Cascade::fitness_description() const {
   const std::string figure =
       options_.hip ? fmt::format("measured time (median of {} HIP-event runs after {} warm-up, as cycles at the device's reported clock)",
                                  options_.hip->repetitions, options_.hip->warmup)
-                   : "modeled cycles";
+                   : "modeled time (as cycles at the peak clock)";
   if (perf_runs_.size() == 1) return figure + " on " + emu::perf_description(perf_runs_[0]);
   std::string names;
   for (const auto& r : perf_runs_) names += (names.empty() ? "" : ", ") + fmt::format("'{}' ({}:{})", r.perf_name, r.path, r.perf_line);

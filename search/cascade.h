@@ -69,8 +69,10 @@ struct CascadeOptions {
   uint64_t robust_seed = 17;
 };
 
-// The fitness of a code object: modeled cycles on every perf launch, and their geomean (with a HIP
-// runtime: measured µs, and "cycles" are those µs at the clock the device reports).
+// The fitness of a code object: modeled time on every perf launch, and their geomean, counted in
+// cycles of the peak clock (the model's own cycles wherever its clock stays at the peak; under
+// matrix-unit load it runs slower: timing::set_clock). With a HIP runtime: measured µs, and "cycles"
+// are those µs at the clock the device reports.
 struct Fitness {
   double cycles = 0, microseconds = 0;  // geomean over `launches`
   std::vector<LaunchFigure> launches;
@@ -121,8 +123,8 @@ class Cascade {
   // The first perf launch: the one profiled for hot windows.
   const emu::LaunchSpec& timing_run() const { return perf_runs_.at(0); }
   const std::vector<emu::LaunchSpec>& perf_runs() const { return perf_runs_; }
-  // What the fitness is, naming its launches: "modeled cycles on perf launch 'decode' (k.yaml:21)",
-  // "geomean of modeled cycles on perf launches 'decode' (..), 'prefill' (..)".
+  // What the fitness is, naming its launches: "modeled time (as cycles at the peak clock) on perf launch
+  // 'decode' (k.yaml:21)", "geomean of modeled time (as cycles at the peak clock) on perf launches 'decode' (..), ..".
   std::string fitness_description() const;
   // "modeled" (AsmEvo's model) or "measured" (HIP events on the runtime).
   const char* figure_kind() const { return options_.hip ? "measured" : "modeled"; }

@@ -169,7 +169,9 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   out.model = replay(hw);
   for (const HwParams& row : variants) {
     require(row.arch == hw.arch, "a hardware variant of another processor", "perturb the row of the kernel's own arch");
-    out.variant_cycles.push_back(replay(row).cycles);
+    const ModelResult m = replay(row);
+    out.variant_cycles.push_back(m.cycles);
+    out.variant_microseconds.push_back(m.microseconds);
   }
   auto t2 = std::chrono::steady_clock::now();
   out.prepare_seconds = std::chrono::duration<double>(t0 - t_prepare).count();

@@ -56,6 +56,7 @@ struct ModeledRun {
   // The same traces replayed on other hardware rows (model_kernel's `variants`, robust fitness):
   // one figure per row, in order.
   std::vector<uint64_t> variant_cycles;
+  std::vector<double> variant_microseconds;  // the same rows' times (each at its own modeled clock)
   Timing timing() const;
 };
 

@@ -70,7 +70,7 @@ TEST(PerfFitness, IsTheGeomeanOfTheModeledPerfLaunches) {
   }
   EXPECT_GT(expect[1], expect[0]);
   EXPECT_NEAR(ind.cycles, std::sqrt(expect[0] * expect[1]), 1e-9 * ind.cycles);
-  EXPECT_NE(cascade.fitness_description().find("geomean of modeled cycles on perf launches 'decode' (v3.yaml:11), 'prefill' (v3.yaml:12)"),
+  EXPECT_NE(cascade.fitness_description().find("geomean of modeled time (as cycles at the peak clock) on perf launches 'decode' (v3.yaml:11), 'prefill' (v3.yaml:12)"),
             std::string::npos)
       << cascade.fitness_description();
 }
@@ -132,7 +132,7 @@ TEST(PerfFitness, OutcomeStoreAndReportNameTheLaunches) {
   const std::string html = read_file_text(html_path);
   EXPECT_NE(html.find("per perf launch"), std::string::npos);
   EXPECT_NE(html.find("<code>prefill</code>"), std::string::npos);
-  EXPECT_NE(html.find("geomean of modeled cycles on perf launches"), std::string::npos);
+  EXPECT_NE(html.find("geomean of modeled time (as cycles at the peak clock) on perf launches"), std::string::npos);
 }
 
 }  // namespace
