@@ -9,26 +9,16 @@
 #include "corpus/index/corpus.h"
 #include "emu/launch_spec.h"
 #include "support/file_io.h"
+#include "tests/verify/input_set_test_util.h"
 #include "verify/element_value.h"
 #include "verify/exact_sums.h"
 #include "verify/verify.h"
 #include "tests/support/corpus_files.h"
 
 using namespace asmevo;
+using namespace asmevo::inputsettest;
 
 namespace {
-
-template <typename T>
-std::shared_ptr<std::vector<uint8_t>> bytes_of(const std::vector<T>& v) {
-  auto b = std::make_shared<std::vector<uint8_t>>(v.size() * sizeof(T));
-  std::memcpy(b->data(), v.data(), b->size());
-  return b;
-}
-
-double element(const emu::LaunchSpec& run, size_t arg, uint64_t e) {
-  const auto& a = run.args[arg];
-  return verify::element_number(a.dtype, verify::element_bits(*a.init.bytes, a.dtype, e));
-}
 
 const char* const kSpec = R"(kernel: k
 grid: [3, 1, 1]

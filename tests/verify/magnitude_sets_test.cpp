@@ -6,26 +6,12 @@
 #include <cstring>
 
 #include "emu/launch_spec.h"
+#include "tests/verify/input_set_test_util.h"
 #include "verify/element_value.h"
 #include "verify/magnitude_sets.h"
 
 using namespace asmevo;
-
-namespace {
-
-template <typename T>
-std::shared_ptr<std::vector<uint8_t>> bytes_of(const std::vector<T>& v) {
-  auto b = std::make_shared<std::vector<uint8_t>>(v.size() * sizeof(T));
-  std::memcpy(b->data(), v.data(), b->size());
-  return b;
-}
-
-double element(const emu::LaunchSpec& run, size_t arg, uint64_t e) {
-  const auto& a = run.args[arg];
-  return verify::element_number(a.dtype, verify::element_bits(*a.init.bytes, a.dtype, e));
-}
-
-}  // namespace
+using namespace asmevo::inputsettest;
 
 TEST(MagnitudeSets, ScaleFloatInputsExactlyToEachTargetExponent) {
   const emu::LaunchSpec spec = emu::parse_launch_spec_text(R"(kernel: k
