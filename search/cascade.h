@@ -89,7 +89,7 @@ struct Individual {
   std::vector<uint8_t> bytes;
   std::shared_ptr<const codeobj::CodeObject> co;
   std::shared_ptr<const program::Program> program;  // recovered from `bytes`
-  double cycles = 0;               // the fitness: modeled cycles on the perf launches (geomean)
+  double cycles = 0;               // the fitness (Fitness::cycles): modeled time as peak-clock cycles, geomean
   double microseconds = 0;         // the same in modeled µs (geomean)
   std::vector<LaunchFigure> launches;  // per perf launch
   std::shared_ptr<const timing::ModeledRun> timed;  // the first perf launch's model (profile, hot windows)
@@ -101,7 +101,7 @@ struct Evaluation {
   std::vector<StageResult> stages;
   bool accepted = false;
   std::string stage, reason;       // the last stage reached; why it stopped
-  double cycles = 0;               // the fitness, modeled (0 when timing was not reached)
+  double cycles = 0;               // the fitness as Fitness::cycles (0 when timing was not reached)
   std::vector<LaunchFigure> launches;  // per perf launch (empty when timing was not reached)
   std::optional<Individual> child; // when accepted
   std::vector<std::string> counterexamples;  // folders written

@@ -64,7 +64,7 @@ namespace asmevo::search {
 // One perf launch's figure (the per-launch columns hold a JSON list of them).
 struct LaunchFigure {
   std::string name;  // the perf launch's name (emu::LaunchSpec::perf_name)
-  double cycles = 0, microseconds = 0;
+  double cycles = 0, microseconds = 0;  // cycles: the time in cycles of the peak clock (see search::Fitness)
 };
 // [{name, cycles, microseconds}] and back (an empty or malformed text gives no figures).
 std::string launches_json(const std::vector<LaunchFigure>& launches);

@@ -9,9 +9,20 @@ shown equivalent when the run itself proves it (`known_equivalent`: a static arg
 results file gives it ARGUMENT, ADMITTED, EXHAUSTIVE or PROVEN; the newest file's verdict wins. Nothing rests on a
 run passing: OPEN and unlisted survivors stay in the denominator.
 """
-import collections, glob, json, os, sys
+import collections, glob, json, os, re, sys
 
-NEWEST = {'vary-survivors.txt': 0, 'equivalence-evidence.txt': 1, 's6-num.txt': 2, 's6-run.txt': 2, 's7.txt': 3, 's7-kb.txt': 3, 's8.txt': 4}
+# A session's file is named sN[-what].txt and ranks by N; the two files without a session number rank
+# below all of them, as they always have (the vary survivors, then the equivalence arguments).
+UNNUMBERED = {'vary-survivors.txt': 0, 'equivalence-evidence.txt': 1}
+
+
+def newness(name):
+    if name in UNNUMBERED:
+        return UNNUMBERED[name]
+    m = re.match(r's(\d+)', name)
+    if not m:
+        sys.exit(f'{name}: a results file must be named sN[-what].txt (N its session) to rank its verdicts')
+    return int(m.group(1))
 SHOWN = {'ARGUMENT', 'ADMITTED', 'EXHAUSTIVE', 'PROVEN'}
 
 
@@ -26,7 +37,7 @@ def recorded_verdicts(results_dir):
             if len(fields) < 4 or not fields[2].startswith('0x'):
                 fields = line.split()  # the space-separated files (their evidence may contain '|')
             if len(fields) >= 4 and fields[2].startswith('0x'):
-                known.setdefault(tuple(fields[:3]), []).append((NEWEST.get(name, 0), name, fields[3]))
+                known.setdefault(tuple(fields[:3]), []).append((newness(name), name, fields[3]))
     return known
 
 
@@ -57,9 +68,9 @@ def main(argv):
         rows.append(f"{s['kernel']:28s} {s['op']:20s} {s['address']:8s} {verdict:14s} window-proof={proof:10s} {s.get('survivor_class', '')}")
     reached = totals['mutants'] - totals['survived_unexecuted']
     shown = sum(n for v, n in classes.items() if v in SHOWN or v == 'PROVEN-IN-RUN')
-    print(f"mutants {totals['mutants']}, reached {reached}, killed {totals['killed']} ({100 * totals['killed'] / reached:.1f} % of reached)")
+    print(f"mutants {totals['mutants']}, reached {reached}, killed {totals['killed']} ({100 * totals['killed'] / reached:.2f} % of reached)")
     print(f"reached survivors {sum(classes.values())}: " + ', '.join(f'{v} {n}' for v, n in sorted(classes.items())))
-    print(f"killed over reached not shown equivalent: {totals['killed']} / {reached - shown} = {100 * totals['killed'] / (reached - shown):.1f} %")
+    print(f"killed over reached not shown equivalent: {totals['killed']} / {reached - shown} = {100 * totals['killed'] / (reached - shown):.2f} %")
     if out:
         with open(out + '.tmp', 'w') as f:
             f.write('\n'.join(sorted(rows)) + '\n')

@@ -72,24 +72,20 @@ TEST(AddressFoldTest, TallSkinnyCopyLoadsTheARowAsDwordx4) {
       }
   ASSERT_TRUE(changed) << edits[0].diff();
   EXPECT_NE(verdict(k0, rebuilt(search::apply_edit(p16, wrong), "wrong.co"), spec), verify::Verdict::Equivalent);
-  // Factor 8: 2 dwordx4.
-  const program::Program p8 = pipelined(program::Program::recover(k0), kernel, 8);
-  auto e8 = propose_whole(*move, p8, kernel);
-  ASSERT_EQ(e8.size(), 1u);
-  auto k8 = rebuilt(search::apply_edit(p8, e8[0]), "k8.co");
-  EXPECT_EQ(count(program::Program::recover(k8), kernel, "global_load_dwordx4"), 2u);
-  EXPECT_TRUE(checked(k8, kernel).clean());
-  EXPECT_EQ(verdict(k0, k8, spec), verify::Verdict::Equivalent) << e8[0].diff();
-  // gfx950 (the same v_lshl_add_u64 steps): the same 4 dwordx4.
-  const corpus::Kernel k950 = corpus::kernels("gfx950", {kernel}).at(0);
-  auto a0 = load(k950.code_object);
-  const program::Program a16 = pipelined(program::Program::recover(a0), kernel, 16);
-  auto ea = propose_whole(*move, a16, kernel);
-  ASSERT_EQ(ea.size(), 1u);
-  auto a1 = rebuilt(search::apply_edit(a16, ea[0]), "a1.co");
-  EXPECT_EQ(count(program::Program::recover(a1), kernel, "global_load_dwordx4"), 4u);
-  EXPECT_TRUE(checked(a1, kernel).clean());
-  EXPECT_EQ(verdict(a0, a1, spec), verify::Verdict::Equivalent) << ea[0].diff();
+  // The copy of another pipelining factor, or of gfx950's build (the same v_lshl_add_u64 steps): folded,
+  // clean and verified the same way, with as many dwordx4 as the copy has groups of four A loads.
+  auto expect_folded = [&](const codeobj::CodeObject& co, unsigned factor, size_t dwordx4, const std::string& name) {
+    SCOPED_TRACE(name);
+    const program::Program p = pipelined(program::Program::recover(co), kernel, factor);
+    auto e = propose_whole(*move, p, kernel);
+    ASSERT_EQ(e.size(), 1u);
+    auto k1 = rebuilt(search::apply_edit(p, e[0]), name + ".co");
+    EXPECT_EQ(count(program::Program::recover(k1), kernel, "global_load_dwordx4"), dwordx4);
+    EXPECT_TRUE(checked(k1, kernel).clean());
+    EXPECT_EQ(verdict(co, k1, spec), verify::Verdict::Equivalent) << e[0].diff();
+  };
+  expect_folded(k0, 8, 2, "gfx942-factor8");
+  expect_folded(load(corpus::kernels("gfx950", {kernel}).at(0).code_object), 16, 4, "gfx950-factor16");
 }
 
 TEST(AddressFoldTest, Conv2dRowCopyLoadsItsThreePixelsAsOneDwordx3) {
