@@ -99,6 +99,14 @@ std::optional<MagnitudeSet> tie_count_set(const emu::LaunchSpec& base, const std
   set.run = base;
   set.run.special_variant = -1;
   set.run.poison = 0xA5;
+  // The hardest counts go to the workgroups that run: a sampled run's (perf launches) first, in
+  // sample order, then the others by index; otherwise every workgroup by index.
+  std::vector<uint64_t> rank(workgroups, workgroups);
+  uint64_t next = 0;
+  for (uint64_t g : base.workgroup_sample)
+    if (g < workgroups && rank[g] == workgroups) rank[g] = next++;
+  for (uint64_t g = 0; g < workgroups; ++g)
+    if (rank[g] == workgroups) rank[g] = next++;
   std::string filled;
   for (const auto& [a, share] : split_buffers(base, inputs, workgroups)) {
     const emu::ArgSpec& arg = base.args[a];
@@ -109,7 +117,7 @@ std::optional<MagnitudeSet> tie_count_set(const emu::LaunchSpec& base, const std
     if (!tie || !rest || counts.empty()) continue;
     std::vector<uint8_t> bytes(inputs[a]->size());
     for (uint64_t g = 0; g < workgroups; ++g) {
-      const uint64_t k = counts[g % counts.size()];
+      const uint64_t k = counts[rank[g] % counts.size()];
       // Element i of the share is a tie where floor(i k / share) steps: k of them, evenly spread, so
       // every lane's stride and a row's tail meet some.
       for (uint64_t i = 0; i < share; ++i)

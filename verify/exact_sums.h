@@ -51,8 +51,10 @@ double reciprocal_midpoint_distance(uint64_t k);
 // reciprocal_midpoint_distance, smallest first (ties by count).
 std::vector<uint64_t> hard_reciprocal_counts(uint64_t limit, size_t how_many);
 
-// The tie-count set; none when `exact_sum_set` would have no buffer to fill. Workgroup g's share takes
-// the (g mod m)-th hardest count, m = min(workgroups, share), its ties spread evenly over the share.
+// The tie-count set; none when `exact_sum_set` would have no buffer to fill. The workgroups of
+// `base.workgroup_sample` (a perf launch's sample) take the hardest counts in sample order, then the
+// others by index (every workgroup by index when none is sampled); a count is the (r mod m)-th
+// hardest for the r-th workgroup, m = min(workgroups, share), its ties spread evenly over the share.
 std::optional<MagnitudeSet> tie_count_set(const emu::LaunchSpec& base, const std::vector<std::shared_ptr<std::vector<uint8_t>>>& inputs);
 
 }  // namespace asmevo::verify

@@ -71,6 +71,18 @@ args:
     }
   }
   EXPECT_NE(r.args[2].init.kind, emu::InitSpec::Bytes);  // special: false stays as it was
+  // A sampled run (a perf launch): the workgroups that run take the hardest counts.
+  emu::LaunchSpec sampled = spec;
+  sampled.workgroup_sample = {2};
+  auto on_sample = verify::tie_count_set(sampled, inputs);
+  ASSERT_TRUE(on_sample);
+  const auto counts = verify::hard_reciprocal_counts(40, 3);
+  const uint64_t expect[] = {counts[1], counts[2], counts[0]};  // workgroups 0, 1, 2
+  for (uint64_t g = 0; g < 3; ++g) {
+    uint64_t ties = 0;
+    for (uint64_t i = 0; i < 40; ++i) ties += element(on_sample->run, 0, g * 40 + i) == 1.0;
+    EXPECT_EQ(ties, expect[g]) << "workgroup " << g;
+  }
   EXPECT_NE(r.label.find("tie-count set"), std::string::npos);
   EXPECT_NE(set->description.find("tie counts: x: k ties at 1 per share of 40"), std::string::npos) << set->description;
 }
