@@ -772,8 +772,11 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
     if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
   out.magnitude = magnitude_sets(base, inputs);
   if (auto tiny = signed_tiny_set(base, inputs)) out.magnitude.push_back(std::move(*tiny));
-  if (obs.float_division)
+  out.float_division = obs.float_division;
+  if (obs.float_division) {
     if (auto sums = exact_sum_set(base, inputs)) out.magnitude.push_back(std::move(*sums));
+    if (auto ties = tie_count_set(base, inputs)) out.tie_counts.push_back(std::move(*ties));
+  }
   out.literal = literal_sets(base, inputs, obs.literal_bits);
   if (!obs.probes.empty()) {
     auto searched = search_thresholds(backend, k0, base, inputs, obs.probes, out);

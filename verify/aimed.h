@@ -71,6 +71,8 @@ struct AimedInputs {
   std::vector<std::string> notes;
   std::vector<MagnitudeSet> magnitude;  // the base run's float inputs at the ends of their range (magnitude_sets.h)
   std::vector<LiteralSet> literal;      // float inputs drawn from the original's own constants (aim_literals.h)
+  std::vector<MagnitudeSet> tie_counts; // shares of k ties at their maximum, 1 / k hard to round (exact_sums.h)
+  bool float_division = false;          // the original ran a float reciprocal estimate (v_rcp_f*, v_div_scale_f*)
   // Decisions (v_cmp, v_max/min, s_cmp; by address) none of whose operands derived from an input
   // element in any observed lane: as far as the observer's dataflow goes (VGPRs, SGPRs, LDS; not
   // control dependence), their outcome is fixed by the launch (scalar arguments, work-item ids).

@@ -21,6 +21,7 @@
 #include "verify/difference_search.h"
 #include "verify/compare.h"
 #include "verify/counterexample.h"
+#include "verify/exact_sums.h"
 #include "verify/magnitude_sets.h"
 
 namespace asmevo::verify {
@@ -320,6 +321,7 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
       }
     }
   // Inputs aimed at K0's decisions, made from the first input set of each launch shape.
+  bool divides = false;  // some launch shape ran a float reciprocal estimate in K0 (aimed.h): the perf launches get tie-count sets
   if (aimed_ && spec.label.empty() && random_inputs) {
     std::set<std::string> shapes;
     const size_t made = first + runs.size();  // the spec's own runs, not the boundary launches
@@ -346,10 +348,17 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
         } catch (const Error& e) {
           notes_.push_back(fmt::format("literal set {} dropped: {}", l.run.label, e.what_text()));
         }
+      divides |= aimed.float_division;
+      for (auto& t : aimed.tie_counts) try {
+          add_run(t.run, {"aimed input", t.run.label, t.description});
+        } catch (const Error& e) {
+          notes_.push_back(fmt::format("tie-count set {} dropped: {}", t.run.label, e.what_text()));
+        }
     }
   }
   // Each perf launch at full size, on a sample of its workgroups (the same sample for K0 and K1);
   // a backend that cannot sample (a GPU) runs all of them.
+  std::vector<std::pair<size_t, size_t>> perf_indices;  // (run, sampled_runs_ entry) of each perf launch
   if (!spec.perf.empty())
     for (emu::LaunchSpec r : emu::perf_runs(spec)) {
       if (backend_.runs_workgroup_samples()) r.workgroup_sample = emu::sample_workgroups(r.grid);
@@ -365,6 +374,29 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
       r.label = sampled ? fmt::format("{} ({} of {} workgroups)", r.label, r.workgroup_sample.size(), sr.workgroups_total)
                         : fmt::format("{} (all {} workgroups)", r.label, sr.workgroups_total);
       add_run(r, {"perf launch", r.label, sr.launch + (sampled ? ", sampled workgroups" : ", every workgroup")});
+      sampled_runs_.push_back(std::move(sr));
+      check_perf_conditions(runs_.size() - 1);
+      perf_indices.emplace_back(runs_.size() - 1, sampled_runs_.size() - 1);
+    }
+  // The tie-count set (exact_sums.h) at perf size: only full-size shares hold the large counts whose
+  // reciprocals a wrong estimate gets wrong most often (the small launches' rows stop at a few hundred).
+  // Made after every perf launch, so that each keeps the placement and register fill it had.
+  if (aimed_ && divides && random_inputs)
+    for (const auto& [p, sampled] : perf_indices) {
+      std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(runs_[p].args.size());
+      for (const auto& buf : outcomes_[p].buffers)
+        if (buf.direction != emu::ArgSpec::Output) inputs[buf.arg_index] = std::make_shared<std::vector<uint8_t>>(buf.before);
+      auto ties = tie_count_set(runs_[p], inputs);
+      if (!ties) continue;
+      ties->run.label = runs_[p].label + ", tie-count set";
+      SampledRun sr = sampled_runs_[sampled];
+      sr.label = ties->run.label;
+      try {
+        add_run(ties->run, {"aimed input", ties->run.label, sr.launch + (runs_[p].workgroup_sample.empty() ? ", every workgroup, " : ", sampled workgroups, ") + ties->description});
+      } catch (const Error& e) {
+        notes_.push_back(fmt::format("tie-count set {} dropped: {}", ties->run.label, e.what_text()));
+        continue;
+      }
       sampled_runs_.push_back(std::move(sr));
       check_perf_conditions(runs_.size() - 1);
     }
