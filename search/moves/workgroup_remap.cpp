@@ -321,19 +321,30 @@ std::optional<WorkgroupOrder> recognize_workgroup_remap(const program::Program& 
   while (i < f->end && k1.text_line(i).kind != program::Line::Instr) ++i;
   if (i >= f->end) return std::nullopt;
   // The counts' load: of hidden_block_count_x first thing, or of the packet's workgroup size (0x4)
-  // among the first lines (after the dispatch pointer's copy and the SGPRs moved back).
+  // and grid size (0xc) from one SGPR pair among the first lines (after the dispatch pointer's copy
+  // and the SGPRs moved back; lds-forward's guard loads 0x4 and 0x8); then the XCD swizzle's mask.
   bool counts = false;
   if (kernarg && count_x)
     if (const std::optional<ArgLoad> load = parse_arg_load(k1.text_line(i).text, *kernarg)) counts = load->offset == *count_x;
-  static const std::regex packet_re(R"(^s_load_dword s\d+, s\[\d+:\d+\], 0x4$)");
-  for (size_t k = i; !counts && kd.get("kernel_code_properties.enable_sgpr_dispatch_ptr") && k < f->end && k < i + 24; ++k)
-    counts = std::regex_match(k1.text_line(k).text, packet_re);
+  static const std::regex size_re(R"(^s_load_dword s\d+, (s\[\d+:\d+\]), 0x4$)"), grid_re(R"(^s_load_dword(x2)? \S+, (s\[\d+:\d+\]), 0xc$)");
+  std::smatch m;
+  std::string size_pair;
+  for (size_t k = i; !counts && kd.get("kernel_code_properties.enable_sgpr_dispatch_ptr") && k < f->end && k < i + 24; ++k) {
+    const std::string& text = k1.text_line(k).text;
+    if (std::regex_match(text, m, size_re)) size_pair = m[1];
+    else if (std::regex_match(text, m, grid_re)) counts = !size_pair.empty() && m[2] == size_pair;
+  }
   if (!counts) return std::nullopt;
   WorkgroupOrder order;
   order.xcds = timing::hw_params(k1.original().target().arch).xcds;
+  if (order.xcds > 1) {
+    const std::regex mask_re(fmt::format(R"(^s_and_b32 s\d+, s\d+, {}$)", order.xcds - 1));
+    bool mask = false;
+    for (size_t k = i; !mask && k < f->end && k < i + 160; ++k) mask = std::regex_match(k1.text_line(k).text, mask_re);
+    if (!mask) return std::nullopt;
+  }
   if (!kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_y")) return order;
   static const std::regex min_re(R"(^s_min_u32 s\d+, s\d+, (\d+)$)");
-  std::smatch m;
   for (size_t k = 0; k < 120 && i < f->end; ++i, ++k)
     if (std::regex_match(k1.text_line(i).text, m, min_re)) {
       order.group_rows = static_cast<unsigned>(std::stoul(m[1]));

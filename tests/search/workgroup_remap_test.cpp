@@ -146,3 +146,14 @@ TEST(WorkgroupRemapTest, RefusesWithReasons) {
     EXPECT_TRUE(propose_whole(*move, q, mm.name).empty()) << line;
   }
 }
+
+TEST(WorkgroupRemapTest, OtherDispatchPacketReadersAreNotTakenForTheOrder) {
+  // lds-forward's guard also enables the dispatch pointer and loads the packet's workgroup size.
+  auto k0 = load(hip("kb_reduce.co"));
+  auto p = program::Program::recover(k0);
+  auto edits = propose_whole(*search::make_lds_forward_move(), p, "kb_cumsum_f32");
+  ASSERT_EQ(edits.size(), 1u);
+  auto k1 = rebuilt(search::apply_edit(p, edits[0]), "k1.co");
+  EXPECT_FALSE(search::recognize_workgroup_remap(program::Program::recover(k1), "kb_cumsum_f32"));
+  EXPECT_FALSE(search::workgroup_remap_sampler(k1, "kb_cumsum_f32"));
+}
