@@ -119,6 +119,10 @@ Plan plan_remap(const program::Program& p, const std::string& kernel, const std:
   plan.vgpr = 0;
   while (plan.vgpr < 256 && at.bits.test(program::RegSet::kVgpr + plan.vgpr)) ++plan.vgpr;
   if (plan.vgpr >= 256) return refuse("no VGPR free at the entry");
+  // The prologue handles a 1-D grid (the XCD swizzle of x), but it is proposed only on 2-D grids: the
+  // corpus's 1-D kernels that would share inputs across workgroups (Triton's matmuls) preload kernel
+  // arguments (refused above), and the rest read disjoint data, where an order gains nothing.
+  if (!plan.two_d) return refuse("a 1-D grid (workgroup id x only): no tile rows whose workgroups share inputs");
   const timing::HwParams& hw = timing::hw_params(p.original().target().arch);
   if (!std::has_single_bit(hw.xcds)) return refuse(fmt::format("the device's XCD count {} is not a power of two", hw.xcds));
   plan.xcds = hw.xcds;

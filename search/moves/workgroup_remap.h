@@ -26,8 +26,10 @@
 // order-independent means (plain stores to disjoint places, integer atomics) computes the same set of
 // per-workgroup results whatever the order its workgroups are numbered in, as long as each original id
 // is produced exactly once: the renumbering is a bijection of the grid, and a workgroup sees only its
-// (new) ids. A 1-D kernel (id x only) gets the XCD swizzle of x alone.
-// Refused, with the reason (workgroup_remap_refusal): no workgroup id x, ids read other than through the id SGPRs (TTMP registers, s_getreg:
+// (new) ids. A 1-D kernel (id x only) would get the XCD swizzle of x alone;
+// it is not proposed (see the refusal). Refused, with the reason (workgroup_remap_refusal): no
+// workgroup id x, a 1-D grid (the corpus's 1-D kernels read disjoint data or preload), ids read
+// other than through the id SGPRs (TTMP registers, s_getreg:
 // HW_ID/XCC_ID tell where a workgroup runs), global/flat float atomics (a float sum's bits follow its
 // order) and returning global atomics (a returned value is the order: tickets, look-back chains, which
 // a renumbering could also deadlock), kernarg preloading (its entry is a firmware prologue: all of

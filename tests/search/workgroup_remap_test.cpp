@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -156,4 +157,20 @@ TEST(WorkgroupRemapTest, OtherDispatchPacketReadersAreNotTakenForTheOrder) {
   auto k1 = rebuilt(search::apply_edit(p, edits[0]), "k1.co");
   EXPECT_FALSE(search::recognize_workgroup_remap(program::Program::recover(k1), "kb_cumsum_f32"));
   EXPECT_FALSE(search::workgroup_remap_sampler(k1, "kb_cumsum_f32"));
+}
+
+TEST(WorkgroupRemapTest, EveryCorpusKernelHasAnEditOrAReason) {
+  size_t edits = 0, refused = 0;
+  std::map<std::string, size_t> reasons;
+  for (const corpus::Kernel& k : corpus::kernels("gfx942")) {
+    auto p = program::Program::recover(load(k.code_object));
+    const std::string why = search::workgroup_remap_refusal(p, k.name);
+    const size_t n = propose_for_perf(p, k).size();
+    EXPECT_EQ(n, why.empty() ? 1u : 0u) << k.label() << ": " << why;
+    if (why.empty()) ++edits;
+    else ++refused, ++reasons[why.substr(0, why.find(':') == std::string::npos ? why.size() : std::min(why.size(), size_t{60}))];
+    std::cout << "[workgroup-remap] " << k.label() << ": " << (why.empty() ? "edit" : why) << "\n";
+  }
+  std::cout << "[workgroup-remap] " << edits << " edits, " << refused << " refused\n";
+  EXPECT_GT(edits, 0u);
 }
