@@ -174,3 +174,11 @@ TEST(WorkgroupRemapTest, EveryCorpusKernelHasAnEditOrAReason) {
   std::cout << "[workgroup-remap] " << edits << " edits, " << refused << " refused\n";
   EXPECT_GT(edits, 0u);
 }
+
+TEST(WorkgroupRemapTest, EveryCorpusEditChecksCleanAndVerifiesEquivalent) {
+  auto move = search::make_workgroup_remap_move();
+  std::string fired;
+  const size_t n = judge_edits(*move, {}, 1, &fired);
+  std::cout << "[workgroup-remap] judged " << n << " edits: " << fired << "\n";
+  EXPECT_GE(n, 25u);
+}
