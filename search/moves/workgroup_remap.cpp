@@ -30,7 +30,9 @@ bool global_atomic(const std::string& m) {
 // Everything the prologue needs, or why there is none.
 struct Plan {
   std::string refusal;
-  size_t first = 0;              // the kernel's first instruction line
+  size_t first = 0;              // the kernel's first instruction line: the counts' loads issue there
+  size_t use = 0;                // the entry block's first line that reads or writes an id, writes EXEC, waits or
+                                 // branches: the arithmetic goes there, so that the loads overlap the kernel's own
   unsigned kernarg = 0;          // kernarg pointer SGPR pair's first
   unsigned id_x = 0, id_y = 0;   // workgroup id SGPRs
   uint64_t count_x = 0, count_y = 0;  // kernarg offsets of hidden_block_count_x/y
@@ -83,9 +85,7 @@ Plan plan_remap(const program::Program& p, const std::string& kernel, const std:
     if (plan.enable_dispatch) plan.moved_first = plan.dispatch, plan.moved_end = initialized;
   }
   if (!plan.packet && (plan.count_x % 4 || (plan.two_d && plan.count_y % 4))) return refuse("hidden block counts not dword-aligned in the kernarg segment");
-  // Workgroup ids follow the user SGPRs (AMDGPUUsage, "Initial Kernel Execution State").
-  plan.id_x = kd.user_sgpr_count();
-  plan.id_y = plan.id_x + 1;
+  // Workgroup ids follow the user SGPRs (AMDGPUUsage, "Initial Kernel Execution State"): set below.
   // What the argument in the header rests on: ids come only from the id SGPRs, and the workgroups do
   // not communicate through anything whose result follows their order.
   for (size_t i = f.begin; i < f.end; ++i) {
@@ -111,14 +111,25 @@ Plan plan_remap(const program::Program& p, const std::string& kernel, const std:
   if (plan.first >= f.end) return refuse("no instruction at the kernel's entry");
   for (size_t i = f.begin; i < plan.first; ++i)
     if (p.text_line(i).kind == program::Line::Label && i != f.begin) return refuse("a label before the first instruction");
+  plan.id_x = kd.user_sgpr_count();
+  plan.id_y = plan.id_x + 1;
+  const program::RegRange ids{program::RegFile::SGPR, plan.id_x, plan.two_d ? 2u : 1u}, exec{program::RegFile::EXEC, 0, 2};
+  plan.use = plan.first;
+  for (; plan.use <= f.blocks.front().last; ++plan.use) {
+    const program::Line& l = p.text_line(plan.use);
+    if (l.kind == program::Line::Label) break;
+    if (l.kind != program::Line::Instr) continue;
+    const program::Instruction& in = *l.inst;
+    if (in.reads(ids) || in.writes(ids) || in.writes(exec) || in.is_branch || in.is_terminator || in.mnemonic.rfind("s_waitcnt", 0) == 0) break;
+  }
   const std::vector<program::RegSet> live = p.live_in(f, /*vector_writes_kill=*/false);
-  const program::RegSet& at = live[plan.first - f.begin];
-  if (at.bits.test(program::RegSet::kScc)) return refuse("SCC is live at the kernel's entry");
+  const program::RegSet& at = live[plan.use - f.begin];
+  if (at.bits.test(program::RegSet::kScc)) return refuse("SCC is live where the ids are first read");
   const codeobj::ArchParams* ap = codeobj::arch_params(p.original().target().arch);
   if (!ap) return refuse("no resource table for the arch");
   plan.vgpr = 0;
   while (plan.vgpr < 256 && at.bits.test(program::RegSet::kVgpr + plan.vgpr)) ++plan.vgpr;
-  if (plan.vgpr >= 256) return refuse("no VGPR free at the entry");
+  if (plan.vgpr >= 256) return refuse("no VGPR free where the ids are first read");
   // The prologue handles a 1-D grid (the XCD swizzle of x), but it is proposed only on 2-D grids: the
   // corpus's 1-D kernels that would share inputs across workgroups (Triton's matmuls) preload kernel
   // arguments (refused above), and the rest read disjoint data, where an order gains nothing.
@@ -159,12 +170,14 @@ void udiv(std::vector<std::string>& out, unsigned q, unsigned r, unsigned n, uns
   }
 }
 
-std::vector<std::string> prologue(const Plan& pl) {
+// The prologue in two parts: what issues at the kernel's first instruction (the dispatch pointer's copy,
+// the SGPRs moved back, the counts' loads) and the arithmetic at `Plan::use`.
+std::pair<std::vector<std::string>, std::vector<std::string>> prologue(const Plan& pl) {
   // Fresh SGPRs, named after what they hold.
   const unsigned gx = pl.fresh, gy = gx + 1, hi = gx + 2, t = gx + 3, l = gx + 4, xcd = gx + 5, loc = gx + 6, per = gx + 7, tall = gx + 8,
                  n = gx + 9, gc = gx + 10, w = gx + 11, grp = gx + 12, rin = gx + 13, first = gx + 14, size = gx + 15, nx = gx + 16,
                  ry = gx + 17, t1 = gx + 18, t2 = gx + 19;
-  std::vector<std::string> out;
+  std::vector<std::string> issue, out;
   if (pl.packet) {
     const unsigned d = gx + 20, wsz = gx + 22, grid = gx + 24;  // d, grid: even pairs
     out.push_back(fmt::format("s_mov_b64 s[{}:{}], s[{}:{}]", d, d + 1, pl.dispatch, pl.dispatch + 1));
@@ -173,6 +186,8 @@ std::vector<std::string> prologue(const Plan& pl) {
     out.push_back(fmt::format("s_load_dword s{}, s[{}:{}], 0x4", wsz, d, d + 1));
     if (pl.two_d) out.push_back(fmt::format("s_load_dwordx2 s[{}:{}], s[{}:{}], 0xc", grid, grid + 1, d, d + 1));
     else out.push_back(fmt::format("s_load_dword s{}, s[{}:{}], 0xc", grid, d, d + 1));
+    issue = std::move(out);
+    out.clear();
     out.push_back("s_waitcnt lgkmcnt(0)");
     for (unsigned k = 0; k < (pl.two_d ? 2u : 1u); ++k) {  // count = ceil(grid / size), without overflow
       out.push_back(k == 0 ? fmt::format("s_and_b32 s{}, s{}, 0xffff", w, wsz) : fmt::format("s_lshr_b32 s{}, s{}, 16", w, wsz));
@@ -186,7 +201,11 @@ std::vector<std::string> prologue(const Plan& pl) {
     out.push_back(fmt::format("s_load_dword s{}, s[{}:{}], {:#x}", gx, pl.kernarg, pl.kernarg + 1, pl.count_x));
     if (pl.two_d) out.push_back(fmt::format("s_load_dword s{}, s[{}:{}], {:#x}", gy, pl.kernarg, pl.kernarg + 1, pl.count_y));
   }
-  if (!pl.packet) out.push_back("s_waitcnt lgkmcnt(0)");
+  if (!pl.packet) {
+    issue = std::move(out);
+    out.clear();
+    out.push_back("s_waitcnt lgkmcnt(0)");
+  }
   if (pl.two_d) {
     out.push_back(fmt::format("s_mul_hi_u32 s{}, s{}, s{}", hi, gx, gy));  // nonzero: T does not fit 32 bits, keep the ids
     out.push_back(fmt::format("s_mul_i32 s{}, s{}, s{}", t, gx, gy));
@@ -215,7 +234,7 @@ std::vector<std::string> prologue(const Plan& pl) {
   }
   if (!pl.two_d) {
     out.push_back(fmt::format("s_mov_b32 s{}, s{}", pl.id_x, n));
-    return out;
+    return {issue, out};
   }
   out.push_back(fmt::format("s_min_u32 s{}, s{}, {}", gc, gy, pl.group_rows));
   out.push_back(fmt::format("s_mul_i32 s{}, s{}, s{}", w, gc, gx));  // ids per group, at most T
@@ -228,7 +247,18 @@ std::vector<std::string> prologue(const Plan& pl) {
   out.push_back(fmt::format("s_cmp_eq_u32 s{}, 0", hi));
   out.push_back(fmt::format("s_cselect_b32 s{}, s{}, s{}", pl.id_x, nx, pl.id_x));
   out.push_back(fmt::format("s_cselect_b32 s{}, s{}, s{}", pl.id_y, ry, pl.id_y));
-  return out;
+  return {issue, out};
+}
+
+void add_prologue(Edit& e, const Plan& pl) {
+  auto [issue, arithmetic] = prologue(pl);
+  if (pl.use == pl.first) {
+    issue.insert(issue.end(), arithmetic.begin(), arithmetic.end());
+    e.hunks.push_back(make_insertion(pl.first, issue));
+  } else {
+    e.hunks.push_back(make_insertion(pl.use, arithmetic));
+    e.hunks.push_back(make_insertion(pl.first, issue));
+  }
 }
 
 class WorkgroupRemapMove final : public Move {
@@ -246,7 +276,7 @@ class WorkgroupRemapMove final : public Move {
     e.kernel = c.kernel;
     e.move = name();
     e.proposer = proposer();
-    e.hunks.push_back(make_insertion(pl.first, prologue(pl)));
+    add_prologue(e, pl);
     e.dispatch_ptr = pl.enable_dispatch;
     e.description = pl.two_d ? fmt::format("workgroups renumbered at the entry: XCD swizzle over {} XCDs, then groups of {} tile rows (ids s{}, s{})",
                                            pl.xcds, pl.group_rows, pl.id_x, pl.id_y)
@@ -267,7 +297,7 @@ std::string workgroup_remap_refusal(const program::Program& p, const std::string
   if (!pl.refusal.empty()) return pl.refusal;
   Edit e;
   e.kernel = kernel;
-  e.hunks.push_back(make_insertion(pl.first, prologue(pl)));
+  add_prologue(e, pl);
   e.dispatch_ptr = pl.enable_dispatch;
   try {
     apply_edit(p, e);
