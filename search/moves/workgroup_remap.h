@@ -2,12 +2,13 @@
 // that the ones each XCD runs at the same time form a compact block of tiles (L2 locality on
 // multi-XCD devices: gfx942/gfx950 send linear workgroup id i to XCD i mod 8, each XCD with its own L2).
 //
-// The edit, at the kernel's first instruction (before anything reads the workgroup-id SGPRs):
-// load hidden_block_count_x/y (code object v5 hidden kernargs; their offsets from the metadata) or,
+// The edit, in two parts: at the kernel's first instruction, load hidden_block_count_x/y (code object v5 hidden kernargs; their offsets from the metadata) or,
 // where the metadata lists none (clang lists them only where the kernel uses them), count them from
 // the AQL packet, ceil(grid_size / workgroup_size), enabling the dispatch pointer (Edit::dispatch_ptr;
 // the user and system SGPRs after it arrive 2 higher and are moved back first, as lds-forward's guard
-// does); then per z slice, from the linear id L = x + gx * y of T = gx * gy workgroups:
+// does); then, before the entry block's first line that reads or writes an id SGPR, writes EXEC, waits
+// or branches (so that the loads overlap the kernel's own), per z slice, from the linear id
+// L = x + gx * y of T = gx * gy workgroups:
 //   1. XCD swizzle: n = xcd * per + local - max(0, xcd - tall), with xcd = L mod X, local = L / X,
 //      per = ceil(T / X), tall = T mod X (X when 0): XCD c's workgroups get the consecutive ids
 //      [c * per - max(0, c - tall), ...). A bijection of [0, T) for every T (each XCD c < tall has per
