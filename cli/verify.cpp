@@ -14,6 +14,7 @@
 #include "prove/inputs.h"
 #include "prove/prove.h"
 #include "search/edit.h"
+#include "search/moves/workgroup_remap.h"
 #include "verify/verify.h"
 #include "emu/dispatch.h"
 
@@ -144,6 +145,7 @@ int run_verify(const VerifyCommandOptions& o) {
     std::unique_ptr<verify::Backend> aim_with;
     if (o.backend == "hip") aim_with = verify::make_emulator_backend(o.threads), vo.aim_with = aim_with.get();
     verify::Reference ref(*backend, k0, specs, vo);
+    if (!ref.sampled_runs().empty()) vo.candidate_sample = search::workgroup_remap_sampler(k1, ref.kernel());  // a renumbered K1
     report = verify::verify_candidate(ref, k1, vo);
     if (o.prove) {
       proof = prove_candidate(k0, k1, specs.at(0).kernel, o.prove_timeout_ms, o.backend == "hip" ? nullptr : backend.get(), &ref, vo);

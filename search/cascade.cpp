@@ -1,5 +1,6 @@
 #include "search/cascade.h"
 #include "search/steps.h"
+#include "search/moves/workgroup_remap.h"
 
 #include <fmt/format.h>
 
@@ -22,6 +23,13 @@
 
 namespace asmevo::search {
 namespace {
+
+// A candidate that renumbers its workgroups (workgroup-remap's prologue) starts, in each sampled run,
+// the workgroups that compute what the original's sampled ones do; null for every other candidate.
+std::function<std::vector<uint64_t>(const emu::LaunchSpec&)> remapped_sample(const verify::Reference& ref, const codeobj::CodeObject& k1) {
+  if (ref.sampled_runs().empty()) return nullptr;
+  return workgroup_remap_sampler(k1, ref.kernel());
+}
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -398,6 +406,7 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
       proof_stage = StageResult{"prove", !refuted, since(tp), detail};
       return refuted ? "DISPROVEN: " + pr.reason : std::string();
     };
+    quick_opts.candidate_sample = remapped_sample(*quick_, *k1);
     verify::VerifyReport quick = verify::verify_candidate(*quick_, *k1, quick_opts);
     const double quick_s = since(t);
     if (static_s < 0) static_s = quick_s;  // stopped before the gate
@@ -508,6 +517,7 @@ Evaluation Cascade::evaluate(const Individual& parent, const Edit& edit) {
   full_opts.stop_at_first_difference = true;
   full_opts.static_checks = true;  // cheap, and the quick reference's K0 findings are the same
   full_opts.counterexample_dir = options_.counterexample_dir;
+  full_opts.candidate_sample = remapped_sample(*full_, *k1);
   verify::VerifyReport full = verify::verify_candidate(*full_, *k1, full_opts);
   ev.counterexamples = full.counterexamples;
   for (const std::string& dir : full.counterexamples) {
@@ -560,6 +570,7 @@ verify::VerifyReport Cascade::reverify(const codeobj::CodeObject& k1, uint64_t s
   verify::Reference ref(*backend, *k0_, fresh, ref_opts);
   verify::VerifyOptions opts;
   opts.counterexample_dir = options_.counterexample_dir;
+  opts.candidate_sample = remapped_sample(ref, k1);
   return verify::verify_candidate(ref, k1, opts);
 }
 

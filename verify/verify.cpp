@@ -573,12 +573,18 @@ VerifyReport verify_candidate(const Reference& ref, const codeobj::CodeObject& k
     variant.lds_races = options.lds_race_check;
     RunOutcome k1_out;
     bool lds_race = false;  // K1 stopped at an LDS race that K0 does not have in this run
+    emu::LaunchSpec k1_run;
+    if (options.candidate_sample && !run.workgroup_sample.empty()) {
+      k1_run = run;
+      k1_run.workgroup_sample = options.candidate_sample(run);
+    }
+    const emu::LaunchSpec& k1_launch = k1_run.workgroup_sample.empty() ? run : k1_run;
     try {
-      k1_out = ref.backend().run(*loaded, run, limit, variant);
+      k1_out = ref.backend().run(*loaded, k1_launch, limit, variant);
       if (variant.lds_races && k1_out.status == RunOutcome::Faulted) {
         RunVariant unchecked = variant;
         unchecked.lds_races = false;
-        RunOutcome plain = ref.backend().run(*loaded, run, limit, unchecked);
+        RunOutcome plain = ref.backend().run(*loaded, k1_launch, limit, unchecked);
         lds_race = plain.status == RunOutcome::Completed &&
                    ref.backend().run(ref.loaded(), run, limit, variant).status == RunOutcome::Completed;
         if (!lds_race) k1_out = std::move(plain);  // a fault of its own, or a race K0 has too

@@ -102,6 +102,11 @@ struct VerifyOptions {
   // differ there is run as a whole launch, and a difference there is the verdict ("searched input").
   // 0: no search.
   unsigned difference_search_steps = 32;
+  // The workgroups of K1 to start in a sampled run (a perf launch) instead of the original's sample:
+  // for a candidate that renumbers its workgroups (search/moves/workgroup_remap.h), the ones that
+  // compute what the original's sampled workgroups compute. The comparison is unchanged: K1's outputs
+  // must equal K0's everywhere, poison where K0's sample wrote nothing. Null: the same sample.
+  std::function<std::vector<uint64_t>(const emu::LaunchSpec& run)> candidate_sample;
   // A gate between the static checks and the runs (the optimizer's proof stage, search/cascade.cpp):
   // a non-empty reason stops verification with DIFFERENT before anything is emulated.
   std::function<std::string()> after_static;

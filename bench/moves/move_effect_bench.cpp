@@ -6,7 +6,9 @@
 // stage it reached; "verified" rows passed full verification.
 //
 //   move_effect_bench [--arch gfx942] [--moves kernarg-preload,barrier-elim,...] [--only k1,k2]
-//                     [--max-edits 2] [--json FILE]
+//                     [--max-edits 2] [--json FILE] [--objects DIR]
+// --objects DIR writes each edit's rebuilt code object as DIR/<kernel>.<move>.<n>.co (for asmevo time,
+// profile, --exact on other launches).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <set>
 
 #include "corpus/index/corpus.h"
+#include "rebuild/rebuild.h"
 #include "search/cascade.h"
 #include "search/move.h"
 #include "support/error.h"
@@ -26,7 +29,7 @@
 using namespace asmevo;
 
 int main(int argc, char** argv) {
-  std::string arch = "gfx942", moves_arg = "kernarg-preload,barrier-elim,vmcnt-branches,setprio,interleave", only, json_path;
+  std::string arch = "gfx942", moves_arg = "kernarg-preload,barrier-elim,vmcnt-branches,setprio,interleave", only, json_path, objects_dir;
   size_t max_edits = 2;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -42,8 +45,9 @@ int main(int argc, char** argv) {
     else if (a == "--only") only = next();
     else if (a == "--max-edits") max_edits = std::stoul(next());
     else if (a == "--json") json_path = next();
+    else if (a == "--objects") objects_dir = next();
     else {
-      std::cerr << "error: unknown option " << a << "\nusage: move_effect_bench [--arch A] [--moves m1,m2] [--only k1,k2] [--max-edits N] [--json FILE]\n";
+      std::cerr << "error: unknown option " << a << "\nusage: move_effect_bench [--arch A] [--moves m1,m2] [--only k1,k2] [--max-edits N] [--json FILE] [--objects DIR]\n";
       return 2;
     }
   }
@@ -80,7 +84,14 @@ int main(int argc, char** argv) {
       opts.threads = 2;
       search::Cascade cascade(k0, k.name, {emu::load_launch_spec(k.spec)}, opts);
       search::Individual parent = cascade.individual(bytes, 0, k.code_object);
+      size_t n = 0;
       for (auto& [move, e] : edits) {
+        if (!objects_dir.empty()) {
+          program::Program q = search::apply_edit(p, e);
+          const std::string path = fmt::format("{}/{}.{}.{}.co", objects_dir, k.name, move, n++);
+          write_file_atomic(path, rebuild::rebuild(q.listing(), path));
+          fmt::print("wrote {}\n", path);
+        }
         search::Evaluation ev = cascade.evaluate(parent, e);
         const bool verified = ev.accepted;
         const double us = ev.cycles > 0 ? parent.microseconds * ev.cycles / parent.cycles : 0;

@@ -34,6 +34,7 @@ std::unique_ptr<Move> make_loop_pipeline_move();     // loop_pipeline.cpp
 std::unique_ptr<Move> make_address_fold_move();      // address_fold.cpp
 std::unique_ptr<Move> make_tile_load_batch_move();   // tile_load_batch.cpp
 std::unique_ptr<Move> make_register_double_buffer_move();  // register_double_buffer.cpp
+std::unique_ptr<Move> make_workgroup_remap_move();   // workgroup_remap.cpp
 
 // stochastic.cpp
 std::unique_ptr<Move> make_stochastic_swap_move();

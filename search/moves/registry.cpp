@@ -42,6 +42,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_occupancy_rename_move());
     moves.push_back(make_reschedule_move());
     moves.push_back(make_specialize_move());
+    moves.push_back(make_workgroup_remap_move());  // a whole-grid order: the perf launch decides
   } else if (proposer == "stochastic") {
     moves.push_back(make_stochastic_swap_move());
     moves.push_back(make_stochastic_shift_move());
