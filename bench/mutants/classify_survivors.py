@@ -12,17 +12,19 @@ run passing: OPEN and unlisted survivors stay in the denominator.
 import collections, glob, json, os, re, sys
 
 # A session's file is named sN[-what].txt and ranks by N; the two files without a session number rank
-# below all of them, as they always have (the vary survivors, then the equivalence arguments).
-UNNUMBERED = {'vary-survivors.txt': 0, 'equivalence-evidence.txt': 1}
+# below all of them, as they always have (the vary survivors, then the equivalence arguments). Within a
+# session, a full run's classification (sN-full.txt, this script's --out) ranks below the session's other
+# files: its verdicts are copies of older ones, the others' are new.
+UNNUMBERED = {'vary-survivors.txt': (0, 0), 'equivalence-evidence.txt': (1, 0)}
 
 
 def newness(name):
     if name in UNNUMBERED:
         return UNNUMBERED[name]
-    m = re.match(r's(\d+)', name)
+    m = re.match(r's(\d+)(-full)?', name)
     if not m:
         sys.exit(f'{name}: a results file must be named sN[-what].txt (N its session) to rank its verdicts')
-    return int(m.group(1))
+    return (int(m.group(1)), 0 if m.group(2) else 1)
 SHOWN = {'ARGUMENT', 'ADMITTED', 'EXHAUSTIVE', 'PROVEN'}
 
 
@@ -71,6 +73,10 @@ def main(argv):
     print(f"mutants {totals['mutants']}, reached {reached}, killed {totals['killed']} ({100 * totals['killed'] / reached:.2f} % of reached)")
     print(f"reached survivors {sum(classes.values())}: " + ', '.join(f'{v} {n}' for v, n in sorted(classes.items())))
     print(f"killed over reached not shown equivalent: {totals['killed']} / {reached - shown} = {100 * totals['killed'] / (reached - shown):.2f} %")
+    if classes['KILLED']:  # survivors of this run that a later gate, recorded in a results file, kills
+        killed = totals['killed'] + classes['KILLED']
+        print(f"with the {classes['KILLED']} survivors a results file records as KILLED by a later gate: "
+              f"{killed} / {reached - shown} = {100 * killed / (reached - shown):.2f} %")
     if out:
         with open(out + '.tmp', 'w') as f:
             f.write('\n'.join(sorted(rows)) + '\n')
