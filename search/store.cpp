@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <chrono>
+#include <thread>
 #include <cstring>
 
 #include "support/error.h"
@@ -133,6 +135,24 @@ class Stmt {
 
 void exec(sqlite3* db, const std::string& path, const char* sql, const char* op) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail(db, path, op);
+}
+
+// Switching a file to WAL needs it to itself: while another process holds it (creating the schema, or
+// switching too), SQLite answers SQLITE_BUSY at once, without calling the busy handler; so the switch is
+// retried until the busy timeout. A file another process already switched answers "wal" at once.
+std::string switch_to_wal(sqlite3* db, const std::string& path) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &s, nullptr) != SQLITE_OK) fail(db, path, "prepare");
+    const int rc = sqlite3_step(s);
+    const auto* text = rc == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(s, 0)) : nullptr;
+    const std::string mode = text ? text : "";
+    sqlite3_finalize(s);
+    if (rc == SQLITE_ROW) return mode;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) fail(db, path, "switching to WAL journal mode");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 // BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half way for
@@ -366,8 +386,7 @@ void Store::open(bool read_only) {
     // WAL: readers (reports) never block the writer, and a commit is one append to the log.
     // synchronous=FULL: the log is synced at every commit, so a committed accept survives a crash.
     {
-      Stmt s(db_, path_, "PRAGMA journal_mode=WAL");
-      std::string mode = s.step() ? s.text(0) : std::string();
+      const std::string mode = switch_to_wal(db_, path_);
       if (mode != "wal")
         throw Error("SQLite: could not switch to WAL journal mode (got '" + mode + "')", path_,
                     "put the store on a local file system that supports shared memory");
