@@ -63,7 +63,7 @@ std::vector<LiteralSet> literal_sets(const emu::LaunchSpec& base, const std::vec
         if (auto b = element_from_number(arg.dtype, h & 1 ? -v : v)) set_element_bits(bytes, arg.dtype, e, *b);
       }
       set_input_bytes(set.run.args[buf.arg], std::move(bytes));
-      const std::string name = arg.name.empty() ? "arg" + std::to_string(buf.arg) : arg.name;
+      const std::string name = arg_label(arg, buf.arg);
       filled += fmt::format("{}{} ({} constants up to {:g})", filled.empty() ? "" : ", ", name, allowed.size(), ceiling);
     }
     if (filled.empty()) continue;

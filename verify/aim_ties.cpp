@@ -40,7 +40,7 @@ std::vector<AimedSet> tie_sets(const emu::LaunchSpec& base, const std::vector<st
     set_input_bytes(set.run.args[lc.arg], std::move(bytes));
     set.thresholds = 2;
     set.decisions = 1;
-    const std::string name = arg.name.empty() ? "arg" + std::to_string(lc.arg) : arg.name;
+    const std::string name = arg_label(arg, lc.arg);
     set.decision_texts.push_back(fmt::format("{}[{}] = {}[{}] = {:g}, {} every other element, at {} at 0x{:x}", name, lc.elements[0], name,
                                              lc.elements[1], element_number(arg.dtype, *bits), lc.keeps_greater ? "above" : "below", lc.inst, pc));
     out.push_back(std::move(set));

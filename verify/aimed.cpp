@@ -100,7 +100,7 @@ class DecisionObserver final : public emu::ExecObserver {
   // `snapshot_pc`: also capture the state of the first wave that reaches that instruction.
   explicit DecisionObserver(const emu::LaunchSpec& spec, std::optional<uint64_t> snapshot_pc = std::nullopt)
       : spec_(spec), snapshot_pc_(snapshot_pc) {
-    const uint64_t n = static_cast<uint64_t>(spec.grid[0]) * spec.grid[1] * spec.grid[2];
+    const uint64_t n = workgroup_count(spec);
     for (uint64_t g : {uint64_t{0}, uint64_t{1}, n - 2, n - 1})
       if (g < n) sampled_.push_back(g);
   }
@@ -724,9 +724,7 @@ ObservedState observe_at(Backend& backend, const LoadedKernel& k0, const emu::La
   RunOutcome o = backend.run(k0, base, 1ull << 32, {}, &obs);
   ObservedState st = std::move(obs.snapshot);
   if (o.status != RunOutcome::Completed) return ObservedState{};
-  st.inputs.resize(base.args.size());
-  for (const auto& b : o.buffers)
-    if (b.direction != emu::ArgSpec::Output) st.inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
+  st.inputs = o.input_bytes(base.args.size());
   return st;
 }
 
@@ -767,9 +765,7 @@ AimedInputs aim_inputs(Backend& backend, const LoadedKernel& k0, const emu::Laun
   for (uint64_t pc : obs.decision_pcs)
     if (!obs.data_derived_pcs.count(pc)) out.launch_determined.insert(pc);
   // Input bytes as the base run had them.
-  std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(base.args.size());
-  for (const auto& b : o.buffers)
-    if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
+  const auto inputs = o.input_bytes(base.args.size());
   out.magnitude = magnitude_sets(base, inputs);
   if (auto tiny = signed_tiny_set(base, inputs)) out.magnitude.push_back(std::move(*tiny));
   out.float_division = obs.float_division;

@@ -35,6 +35,15 @@ struct RunOutcome {
   // Accesses outside what the launch allows that did not stop the run: buffer guard zones, LDS
   // past the allocation (emu::DeviceMemory::OutOfBounds). Reads of unmapped memory are faults.
   std::vector<emu::DeviceMemory::OutOfBounds> out_of_bounds;
+
+  // The bytes of every buffer but the outputs as the kernel saw them at launch, indexed by argument
+  // (null elsewhere): what an input set derived from this run starts from.
+  std::vector<std::shared_ptr<std::vector<uint8_t>>> input_bytes(size_t args) const {
+    std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(args);
+    for (const BufferResult& b : buffers)
+      if (b.direction != emu::ArgSpec::Output) inputs[b.arg_index] = std::make_shared<std::vector<uint8_t>>(b.before);
+    return inputs;
+  }
 };
 
 // Conditions a run may vary that a correct kernel's results must not depend on (emulators only;

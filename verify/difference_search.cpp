@@ -91,7 +91,7 @@ DifferenceSearch search_difference(Backend& backend, const LoadedKernel& k0, con
                                    uint64_t k1_step_limit, const DifferenceSearchOptions& options) {
   DifferenceSearch out;
   if (!backend.runs_workgroup_samples()) return out.note = "the backend runs whole grids only", out;
-  const uint64_t groups = static_cast<uint64_t>(base.grid[0]) * base.grid[1] * base.grid[2];
+  const uint64_t groups = workgroup_count(base);
   if (!groups) return out.note = "an empty grid", out;
   std::vector<uint64_t> sampled{0};
   if (groups > 1) sampled.push_back(groups - 1);

@@ -35,14 +35,10 @@ std::vector<SplitBuffer> split_buffers(const emu::LaunchSpec& base, const std::v
   return out;
 }
 
-uint64_t workgroups_of(const emu::LaunchSpec& base) { return static_cast<uint64_t>(base.grid[0]) * base.grid[1] * base.grid[2]; }
-
-std::string arg_name(const emu::ArgSpec& arg, size_t a) { return arg.name.empty() ? "arg" + std::to_string(a) : arg.name; }
-
 }  // namespace
 
 std::optional<MagnitudeSet> exact_sum_set(const emu::LaunchSpec& base, const std::vector<std::shared_ptr<std::vector<uint8_t>>>& inputs) {
-  const uint64_t workgroups = workgroups_of(base);
+  const uint64_t workgroups = workgroup_count(base);
   MagnitudeSet set;
   set.run = base;
   set.run.special_variant = -1;
@@ -58,7 +54,7 @@ std::optional<MagnitudeSet> exact_sum_set(const emu::LaunchSpec& base, const std
       if (b) set_element_bits(bytes, arg.dtype, g * share, *b);
     }
     set_input_bytes(set.run.args[a], std::move(bytes));
-    filled += fmt::format("{}{} zero but element {} * g = (g + 1) * 2^{} for workgroup g", filled.empty() ? "" : ", ", arg_name(arg, a),
+    filled += fmt::format("{}{} zero but element {} * g = (g + 1) * 2^{} for workgroup g", filled.empty() ? "" : ", ", arg_label(arg, a),
                           share, step_exponent);
   }
   if (filled.empty()) return std::nullopt;
@@ -94,7 +90,7 @@ std::vector<uint64_t> hard_reciprocal_counts(uint64_t limit, size_t how_many) {
 }
 
 std::optional<MagnitudeSet> tie_count_set(const emu::LaunchSpec& base, const std::vector<std::shared_ptr<std::vector<uint8_t>>>& inputs) {
-  const uint64_t workgroups = workgroups_of(base);
+  const uint64_t workgroups = workgroup_count(base);
   MagnitudeSet set;
   set.run = base;
   set.run.special_variant = -1;
@@ -128,7 +124,7 @@ std::optional<MagnitudeSet> tie_count_set(const emu::LaunchSpec& base, const std
     for (size_t i = 0; i < std::min<size_t>(counts.size(), 3); ++i) first += fmt::format("{}{}", i ? ", " : "", counts[i]);
     filled += fmt::format("{}{}: k ties at 1 per share of {}, the rest at {:g}, k the {} count(s) of [1, {}] whose 1 / k lies nearest an "
                           "f32 rounding midpoint ({}{})",
-                          filled.empty() ? "" : "; ", arg_name(arg, a), share, lowest, counts.size(), std::min(share, kMaxTieCount), first,
+                          filled.empty() ? "" : "; ", arg_label(arg, a), share, lowest, counts.size(), std::min(share, kMaxTieCount), first,
                           counts.size() > 3 ? ", ..." : "");
   }
   if (filled.empty()) return std::nullopt;

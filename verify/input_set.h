@@ -28,6 +28,12 @@ inline uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// How an input set names argument `a` in its description: its name, or "arg<a>" when it has none.
+inline std::string arg_label(const emu::ArgSpec& arg, size_t a) { return arg.name.empty() ? "arg" + std::to_string(a) : arg.name; }
+
+// The workgroups of a launch's grid.
+inline uint64_t workgroup_count(const emu::LaunchSpec& run) { return static_cast<uint64_t>(run.grid[0]) * run.grid[1] * run.grid[2]; }
+
 // `arg` initialised with exactly `bytes`.
 inline void set_input_bytes(emu::ArgSpec& arg, std::vector<uint8_t> bytes) {
   arg.init = {};

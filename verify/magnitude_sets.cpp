@@ -75,7 +75,7 @@ std::vector<MagnitudeSet> magnitude_sets(const emu::LaunchSpec& base, const std:
     for (const Scalable& sc : scalable) {
       const size_t a = sc.arg;
       const emu::ArgSpec& arg = base.args[a];
-      const std::string name = arg.name.empty() ? "arg" + std::to_string(a) : arg.name;
+      const std::string name = arg_label(arg, a);
       const auto targets = magnitude_targets(arg.dtype);
       if (t >= targets.size()) continue;
       const int shift = targets[t].exponent - std::ilogb(sc.largest);
@@ -122,7 +122,7 @@ std::optional<MagnitudeSet> signed_tiny_set(const emu::LaunchSpec& base, const s
       if (auto b = element_from_number(arg.dtype, negative ? -magnitude : magnitude)) set_element_bits(bytes, arg.dtype, e, *b);
     }
     set_input_bytes(set.run.args[a], std::move(bytes));
-    filled += fmt::format("{}{} ({}2^{}..2^{}, 1 in 4 {}0)", filled.empty() ? "" : ", ", arg.name.empty() ? "arg" + std::to_string(a) : arg.name,
+    filled += fmt::format("{}{} ({}2^{}..2^{}, 1 in 4 {}0)", filled.empty() ? "" : ", ", arg_label(arg, a),
                           signs == TinySigns::Mixed ? "+-" : buffer_negative ? "-" : "+", *top - 2, *top,
                           signs == TinySigns::Mixed ? "+-" : buffer_negative ? "-" : "+");
   }

@@ -307,10 +307,7 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
       emu::LaunchSpec b = runs.front();
       b.args[a].value = std::to_string(whole);
       const std::string name = spec.args[a].name.empty() ? "arg" + std::to_string(a) : spec.args[a].name;
-      std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(b.args.size());
-      for (const auto& buf : outcomes_[first].buffers)
-        if (buf.direction != emu::ArgSpec::Output) inputs[buf.arg_index] = std::make_shared<std::vector<uint8_t>>(buf.before);
-      auto tiny = signed_tiny_set(b, inputs, TinySigns::ByBuffer, 1);
+      auto tiny = signed_tiny_set(b, outcomes_[first].input_bytes(b.args.size()), TinySigns::ByBuffer, 1);
       if (!tiny) continue;
       tiny->run.label = b.label + fmt::format(", {} = {}, signed tiny set", name, whole);
       try {
@@ -383,10 +380,7 @@ void Reference::add_spec(const emu::LaunchSpec& spec) {
   // Made after every perf launch, so that each keeps the placement and register fill it had.
   if (aimed_ && divides && random_inputs)
     for (const auto& [p, sampled] : perf_indices) {
-      std::vector<std::shared_ptr<std::vector<uint8_t>>> inputs(runs_[p].args.size());
-      for (const auto& buf : outcomes_[p].buffers)
-        if (buf.direction != emu::ArgSpec::Output) inputs[buf.arg_index] = std::make_shared<std::vector<uint8_t>>(buf.before);
-      auto ties = tie_count_set(runs_[p], inputs);
+      auto ties = tie_count_set(runs_[p], outcomes_[p].input_bytes(runs_[p].args.size()));
       if (!ties) continue;
       ties->run.label = runs_[p].label + ", tie-count set";
       SampledRun sr = sampled_runs_[sampled];
