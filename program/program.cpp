@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "codeobj/arch_params.h"
+#include "codeobj/initial_sgprs.h"
 #include "support/error.h"
 
 namespace asmevo::program {
@@ -441,10 +442,7 @@ void Program::update_resources() {
     KernelDescriptor& kd = kds_.at(name);
     RegisterUse use = register_use(name);
     // Registers the hardware initializes count as used even if the code never names them.
-    unsigned system_sgprs = kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_x") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_y") +
-                            kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_z") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_info") +
-                            kd.get("compute_pgm_rsrc2.enable_private_segment");
-    unsigned numbered_sgprs = std::max<unsigned>(use.max_sgpr + 1, kd.user_sgpr_count() + system_sgprs);
+    unsigned numbered_sgprs = std::max<unsigned>(use.max_sgpr + 1, codeobj::initialized_sgpr_count(kd));
     unsigned workitem_vgprs = original_.target().arch == Arch::Other ? kd.workitem_id_vgprs() + 1 : 1;  // packed in v0 on gfx90a+
     unsigned arch_vgprs = std::max<unsigned>(use.max_vgpr + 1, workitem_vgprs);
     unsigned agprs = use.max_agpr + 1;

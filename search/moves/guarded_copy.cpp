@@ -6,6 +6,8 @@
 #include <cctype>
 #include <set>
 
+#include "codeobj/initial_sgprs.h"
+
 namespace asmevo::search {
 
 bool is_branch_mnemonic(const std::string& m) { return m == "s_branch" || m.rfind("s_cbranch_", 0) == 0; }
@@ -67,10 +69,7 @@ std::optional<std::vector<std::string>> one_dimensional_workgroup_guard(const pr
     if (p.text_line(i).kind == program::Line::Label || p.text_line(i).kind == program::Line::Instr)
       return why = "the guard must come before the kernel's first instruction and no label", std::nullopt;
   const unsigned first_moved = 4 * kd.get("kernel_code_properties.enable_sgpr_private_segment_buffer");
-  const unsigned system = kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_x") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_y") +
-                          kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_z") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_info") +
-                          kd.get("compute_pgm_rsrc2.enable_private_segment");
-  const unsigned initialized = kd.user_sgpr_count() + system;  // the old layout's hardware-set SGPRs: [0, initialized)
+  const unsigned initialized = codeobj::initialized_sgpr_count(kd);  // the old layout's hardware-set SGPRs: [0, initialized)
   const std::vector<program::RegSet> live = p.live_in(f);
   const program::RegSet& at_g = live[g - f.begin];
   if (at_g.bits.test(program::RegSet::kScc)) return why = "SCC is live at the kernel's entry", std::nullopt;

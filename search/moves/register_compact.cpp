@@ -10,6 +10,7 @@
 #include <set>
 
 #include "codeobj/arch_params.h"
+#include "codeobj/initial_sgprs.h"
 #include "codeobj/resources.h"
 #include "emu/registry.h"
 #include "search/moves/moves.h"
@@ -105,10 +106,7 @@ Analysis analyze(const program::Program& p, const program::Function& f) {
   // ABI registers and whatever is live at the entry.
   reserve(RegRange{RegFile::VGPR, 0, 1});
   const codeobj::KernelDescriptor& kd = p.kernel_descriptor(f.name);
-  unsigned system_sgprs = kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_x") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_y") +
-                          kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_z") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_info") +
-                          kd.get("compute_pgm_rsrc2.enable_private_segment");
-  reserve(RegRange{RegFile::SGPR, 0, kd.user_sgpr_count() + system_sgprs});
+  reserve(RegRange{RegFile::SGPR, 0, codeobj::initialized_sgpr_count(kd)});
   if (!f.blocks.empty()) {
     // A partial write (a 16-bit result keeping the other half) does not end the entry value's life.
     const program::RegSet entry = p.live_in_partial(f, may_write_part)[f.blocks[0].first - f.begin];

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "codeobj/arch_params.h"
+#include "codeobj/initial_sgprs.h"
 #include "codeobj/resources.h"
 #include "search/moves/kernarg.h"
 #include "search/moves/moves.h"
@@ -71,10 +72,7 @@ Plan plan_remap(const program::Program& p, const std::string& kernel, const std:
       if (a.value_kind == "hidden_block_count_x" && a.size == 4) plan.count_x = a.offset, have_x = true;
       if (a.value_kind == "hidden_block_count_y" && a.size == 4) plan.count_y = a.offset, have_y = true;
     }
-  const unsigned system = kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_x") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_y") +
-                          kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_id_z") + kd.get("compute_pgm_rsrc2.enable_sgpr_workgroup_info") +
-                          kd.get("compute_pgm_rsrc2.enable_private_segment");
-  const unsigned initialized = kd.user_sgpr_count() + system;  // the hardware-set SGPRs: [0, initialized)
+  const unsigned initialized = codeobj::initialized_sgpr_count(kd);  // the hardware-set SGPRs: [0, initialized)
   plan.dispatch = 4 * kd.get("kernel_code_properties.enable_sgpr_private_segment_buffer");
   if (!have_x || (plan.two_d && !have_y)) {
     // Clang lists the hidden arguments only where the kernel uses them; the packet always has the sizes.
