@@ -248,7 +248,10 @@ std::pair<std::vector<std::string>, std::vector<std::string>> prologue(const Pla
   return {issue, out};
 }
 
-void add_prologue(Edit& e, const Plan& pl) {
+// The edit that inserts the prologue into `kernel` (and enables the dispatch pointer where it reads the packet).
+Edit remap_edit(const Plan& pl, const std::string& kernel) {
+  Edit e;
+  e.kernel = kernel;
   auto [issue, arithmetic] = prologue(pl);
   if (pl.use == pl.first) {
     issue.insert(issue.end(), arithmetic.begin(), arithmetic.end());
@@ -257,6 +260,8 @@ void add_prologue(Edit& e, const Plan& pl) {
     e.hunks.push_back(make_insertion(pl.use, arithmetic));
     e.hunks.push_back(make_insertion(pl.first, issue));
   }
+  e.dispatch_ptr = pl.enable_dispatch;
+  return e;
 }
 
 class WorkgroupRemapMove final : public Move {
@@ -270,12 +275,9 @@ class WorkgroupRemapMove final : public Move {
     // A whole-kernel edit: the window is only a trigger (the optimizer's candidate hashes drop repeats).
     const Plan pl = plan_remap(c.program, c.kernel, c.perf_runs);
     if (!pl.refusal.empty()) return {};
-    Edit e;
-    e.kernel = c.kernel;
+    Edit e = remap_edit(pl, c.kernel);
     e.move = name();
     e.proposer = proposer();
-    add_prologue(e, pl);
-    e.dispatch_ptr = pl.enable_dispatch;
     e.description = pl.two_d ? fmt::format("workgroups renumbered at the entry: XCD swizzle over {} XCDs, then groups of {} tile rows (ids s{}, s{})",
                                            pl.xcds, pl.group_rows, pl.id_x, pl.id_y)
                              : fmt::format("workgroups renumbered at the entry: XCD swizzle over {} XCDs (id s{})", pl.xcds, pl.id_x);
@@ -293,12 +295,8 @@ class WorkgroupRemapMove final : public Move {
 std::string workgroup_remap_refusal(const program::Program& p, const std::string& kernel) {
   const Plan pl = plan_remap(p, kernel, nullptr);
   if (!pl.refusal.empty()) return pl.refusal;
-  Edit e;
-  e.kernel = kernel;
-  add_prologue(e, pl);
-  e.dispatch_ptr = pl.enable_dispatch;
   try {
-    apply_edit(p, e);
+    apply_edit(p, remap_edit(pl, kernel));
   } catch (const Error& err) {
     return std::string("the prologue does not fit: ") + err.what_text();
   }
