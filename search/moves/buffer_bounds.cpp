@@ -12,9 +12,22 @@
 //     v_lshlrev_b32 vD, 2, vI
 //     buffer_load_dword vD, vD, s[Q:Q+3], 0 offen
 //   L:
-// with the original lines (saveexec .. restore, L renamed) after the kernel's last instruction,
-// entered at `orig` and ending with `s_branch join`. sQ..sQ+3 (4-aligned), T, T+1 and sK are SGPRs
-// above every one the kernel names; the KD's SGPR count is recomputed on rebuild.
+// Where sN and sB are last written in a block W dominating the site (hoist_point: nothing on a path
+// from W to the site writes them, no scalar load of them outstanding, SCC dead), the uniform part is
+// computed once there instead (outside the loop for the two scans' chunk loops):
+//     s_mov_b32 sQ.. (the V# as above) ; s_cmp_lt_u32 sN, 0x40000000 ; s_cselect_b32 sK, 0x40000000, 0
+//     s_cmp_lt_u32 sB+1, 0x10000 ; s_cselect_b32 sK, sK, 0
+// and the site keeps only the per-lane test, v_lshlrev_b32 and the buffer load. sK = 2^30 exactly when
+// both uniform tests hold; sK = 0 makes the per-lane test fail on every wave with an active lane (no
+// u32 is below 0), so such waves run the original, and a wave with no active lane changes nothing in
+// either version. At the site sN and sB hold what the prelude read: every execution reaching it
+// passed the prelude on its last visit to W (straight-line code dominating the site) and wrote
+// neither since.
+// In both forms the original lines (saveexec .. restore, L renamed) go after the kernel's last instruction,
+// entered at `orig` and ending with `s_branch L`; L, where the restore was, is the join. sQ..sQ+3
+// (4-aligned), T, T+1 and sK are SGPRs above every one the kernel names (8 more per further site of
+// one edit); the KD's SGPR count is recomputed on rebuild. The prelude writes only those and SCC,
+// where SCC is dead.
 //
 // Why every launch (E: EXEC at the saveexec; a lane is "active" when it is in E):
 // - Lanes outside E: neither version writes a register or memory for them (v_cmp, v_lshlrev and the
@@ -179,6 +192,9 @@ struct Plan {
   size_t saveexec = 0, load = 0, restore = 0;  // lines
   std::string label;                 // L
   unsigned bound = 0, index = 0, base = 0, dst = 0;  // sN, vI, sB (first), vD
+  // Where the uniform part (sK and the V#) can be computed once: the line it goes before, or none
+  // (then it is computed at the site).
+  std::optional<size_t> prelude_at;
 };
 
 class Analysis {
@@ -368,7 +384,120 @@ class Analysis {
     plan.bound = cmp.bound_sgpr;
     plan.index = cmp.index_vgpr;
     plan.dst = dst->first;
+    plan.prelude_at = hoist_point(b, plan);
     return "";
+  }
+
+  // Blocks dominating each block (iterative; block 0 is the entry).
+  std::vector<std::set<size_t>> dominators() const {
+    const size_t n = f_.blocks.size();
+    std::set<size_t> all;
+    for (size_t b = 0; b < n; ++b) all.insert(b);
+    std::vector<std::set<size_t>> dom(n, all);
+    dom[0] = {0};
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t b = 1; b < n; ++b) {
+        std::set<size_t> d = all;
+        bool any = false;
+        for (size_t q : f_.blocks[b].preds) {
+          std::set<size_t> x;
+          for (size_t y : d)
+            if (dom[q].count(y)) x.insert(y);
+          d = x, any = true;
+        }
+        if (!any) d = all;
+        d.insert(b);
+        if (d != dom[b]) dom[b] = d, changed = true;
+      }
+    }
+    return dom;
+  }
+
+  // The line P before which sK and the V# can be computed once for the site of block `pre`. P lies in
+  // a block W dominating `pre`, after every write of sN, sB, sB+1 in W and, where a scalar load of
+  // them may still be outstanding, after the next `s_waitcnt ... lgkmcnt(0)` (it waits for all),
+  // at the first line from there where SCC is dead (the prelude writes it), before W's last line and at
+  // or before the site when W is `pre`; and no block on a path from W to the site that does not pass W
+  // again writes them. Every execution that reaches the site passed P on its last visit to W (W is
+  // straight-line code and dominates the site) and wrote none of them since, so at the site they hold
+  // the values the prelude read. Of the dominators that qualify, the one nearest the entry (outside
+  // the most loops).
+  // Whether a scalar load outside block `w` writes one of `regs`.
+  template <class Regs>
+  bool loaded_outside(size_t w, const Regs& regs) const {
+    for (size_t i = f_.begin; i < f_.end; ++i) {
+      if (i >= f_.blocks[w].first && i <= f_.blocks[w].last) continue;
+      const program::Line& l = p_.text_line(i);
+      if (!l.inst || !l.inst->may_load) continue;
+      for (const RegRange& r : regs)
+        if (l.inst->writes(r)) return true;
+    }
+    return false;
+  }
+
+  std::optional<size_t> hoist_point(size_t pre, const Plan& pl) const {
+    const RegRange regs[] = {{RegFile::SGPR, pl.bound, 1}, {RegFile::SGPR, pl.base, 2}};
+    auto writes = [&](size_t i) {
+      const program::Line& l = p_.text_line(i);
+      if (!l.is_instruction()) return false;
+      if (!l.inst) return true;
+      for (const RegRange& r : regs)
+        if (l.inst->writes(r)) return true;
+      return false;
+    };
+    const auto dom = dominators();
+    std::optional<std::pair<size_t, size_t>> best;  // (dominator count of W, P)
+    for (size_t w : dom[pre]) {
+      const program::BasicBlock& W = f_.blocks[w];
+      // From after W's last write of them; while a scalar load of them may be outstanding (one in W
+      // not yet followed by an lgkmcnt(0) wait, or one outside W and no such wait in W yet), on to
+      // the line after the next lgkmcnt(0) wait.
+      auto full_lgkm_wait = [&](size_t i) {
+        const program::Line& l = p_.text_line(i);
+        return l.inst && l.inst->cls == program::InstClass::Waitcnt && l.text.find("lgkmcnt(0)") != std::string::npos;
+      };
+      size_t from = W.first;
+      for (size_t i = W.first; i <= W.last; ++i)
+        if (writes(i)) from = i + 1;
+      bool pending = loaded_outside(w, regs);  // at `from`
+      for (size_t i = W.first; i < from; ++i) {
+        if (full_lgkm_wait(i)) pending = false;
+        if (writes(i) && p_.text_line(i).inst->may_load) pending = true;
+      }
+      std::optional<size_t> at = from;
+      if (pending) {
+        at.reset();
+        for (size_t i = from; i <= W.last && !at; ++i)
+          if (full_lgkm_wait(i)) at = i + 1;
+      }
+      // The first line from there on (before the block's last line, and not past the site) where SCC is dead.
+      const size_t stop = w == pre ? pl.saveexec : W.last;
+      while (at && *at <= stop && live_[*at - f_.begin].contains(kScc)) ++*at;
+      if (!at || *at > stop) continue;
+      // Blocks on a path from W to the site that does not pass W again write none of them: those
+      // reachable from W's successors without W that reach `pre` without W.
+      auto walk = [&](std::vector<size_t> work, bool forward) {
+        std::set<size_t> seen;
+        while (!work.empty()) {
+          const size_t b = work.back();
+          work.pop_back();
+          if (b == w || !seen.insert(b).second) continue;
+          const auto& next = forward ? f_.blocks[b].succs : f_.blocks[b].preds;
+          work.insert(work.end(), next.begin(), next.end());
+        }
+        return seen;
+      };
+      const std::set<size_t> from_w = walk(f_.blocks[w].succs, true), to_pre = walk({pre}, false);
+      bool clean = true;
+      for (size_t b : from_w)
+        if (to_pre.count(b))
+          for (size_t i = f_.blocks[b].first; i <= f_.blocks[b].last && clean; ++i) clean = !writes(i);
+      if (!clean) continue;
+      if (!best || dom[w].size() < best->first) best = std::pair{dom[w].size(), *at};
+    }
+    if (!best) return std::nullopt;
+    return best->second;
   }
 
   const program::Program& p_;
@@ -386,7 +515,7 @@ std::string kernel_refusal(const program::Program& p, const program::Function& f
   if (tail == f.begin || !p.text_line(tail - 1).inst || !p.text_line(tail - 1).inst->no_fallthrough) return "the kernel's last instruction falls through";
   const int max_sgpr = p.register_use(f.name).max_sgpr;
   q = static_cast<unsigned>((max_sgpr + 4) & ~3);
-  if (q + 6 > kLastAllocatableSgpr) return "no free SGPRs for the V# and the guard";
+  if (q + 6 > kLastAllocatableSgpr) return "no free SGPRs for the V# and the guard";  // 8 more per further site (propose)
   return "";
 }
 
@@ -409,14 +538,17 @@ class BufferBoundsMove final : public Move {
     std::vector<Edit> out;
     for (const Plan& pl : in_window) {
       if (out.size() >= c.max_edits) break;
-      out.push_back(build(p, f, c.kernel, {pl}, q));
+      if (auto e = build(p, f, c.kernel, {pl}, q)) out.push_back(*e);
     }
-    if (in_window.size() > 1 && out.size() < c.max_edits) out.push_back(build(p, f, c.kernel, in_window, q));
+    if (in_window.size() > 1 && out.size() < c.max_edits)
+      if (auto e = build(p, f, c.kernel, in_window, q)) out.push_back(*e);
     return out;
   }
 
  private:
-  Edit build(const program::Program& p, const program::Function& f, const std::string& kernel, const std::vector<Plan>& plans, unsigned q) const {
+  std::optional<Edit> build(const program::Program& p, const program::Function& f, const std::string& kernel, const std::vector<Plan>& plans,
+                            unsigned q) const {
+    if (q + 8 * (plans.size() - 1) + 6 > kLastAllocatableSgpr) return std::nullopt;
     size_t tail = f.end;
     while (!p.text_line(tail - 1).is_instruction()) --tail;
     Edit e;
@@ -425,29 +557,54 @@ class BufferBoundsMove final : public Move {
     e.proposer = proposer();
     std::vector<std::string> fallback{p.text_line(tail - 1).text};
     std::string lines_desc;
-    const unsigned t = q + 4, k = q + 6;
+    std::map<size_t, std::pair<size_t, std::vector<std::string>>> replaced;  // first line -> (last line, lines)
+    std::map<size_t, std::vector<std::string>> preludes;                     // line -> lines inserted before it
+    size_t j = 0, hoisted = 0;
     for (const Plan& pl : plans) {
+      const unsigned qj = q + 8 * static_cast<unsigned>(j++), t = qj + 4, k = qj + 6;
       const std::string pre = fmt::format(".Lbuffer_bounds_{}_", pl.saveexec);
-      std::vector<std::string> fast{
-          fmt::format("s_mov_b32 s{}, 0x40000000", k),
-          fmt::format("s_cmp_lt_u32 s{}, s{}", pl.bound, k),
-          "s_cbranch_scc0 " + pre + "orig",
-          fmt::format("s_cmp_lt_u32 s{}, 0x10000", pl.base + 1),
-          "s_cbranch_scc0 " + pre + "orig",
+      const std::vector<std::string> srd{
+          fmt::format("s_mov_b32 s{}, s{}", qj, pl.base),
+          fmt::format("s_mov_b32 s{}, s{}", qj + 1, pl.base + 1),
+          fmt::format("s_lshl_b32 s{}, s{}, 2", qj + 2, pl.bound),
+          fmt::format("s_mov_b32 s{}, 0x{:x}", qj + 3, kRawBufferWord3Gfx942),
+      };
+      std::vector<std::string> fast;
+      if (pl.prelude_at) {
+        // Computed once: sK = 2^30 when 0 <= n < 2^30 and the base fits 48 bits, else 0, which
+        // fails the per-lane test below on every wave with an active lane (and a wave with none
+        // changes nothing in either version).
+        std::vector<std::string> prelude = srd;
+        prelude.insert(prelude.end(), {
+            fmt::format("s_cmp_lt_u32 s{}, 0x40000000", pl.bound),
+            fmt::format("s_cselect_b32 s{}, 0x40000000, 0", k),
+            fmt::format("s_cmp_lt_u32 s{}, 0x10000", pl.base + 1),
+            fmt::format("s_cselect_b32 s{}, s{}, 0", k, k),
+        });
+        auto& at = preludes[*pl.prelude_at];
+        at.insert(at.end(), prelude.begin(), prelude.end());
+        ++hoisted;
+      } else {
+        fast = {
+            fmt::format("s_mov_b32 s{}, 0x40000000", k),
+            fmt::format("s_cmp_lt_u32 s{}, s{}", pl.bound, k),
+            "s_cbranch_scc0 " + pre + "orig",
+            fmt::format("s_cmp_lt_u32 s{}, 0x10000", pl.base + 1),
+            "s_cbranch_scc0 " + pre + "orig",
+        };
+        fast.insert(fast.end(), srd.begin(), srd.end());
+      }
+      fast.insert(fast.end(), {
           fmt::format("v_cmp_gt_u32_e64 s[{}:{}], s{}, v{}", t, t + 1, k, pl.index),
           fmt::format("s_cmp_eq_u64 s[{}:{}], exec", t, t + 1),
           "s_cbranch_scc0 " + pre + "orig",
-          fmt::format("s_mov_b32 s{}, s{}", q, pl.base),
-          fmt::format("s_mov_b32 s{}, s{}", q + 1, pl.base + 1),
-          fmt::format("s_lshl_b32 s{}, s{}, 2", q + 2, pl.bound),
-          fmt::format("s_mov_b32 s{}, 0x{:x}", q + 3, kRawBufferWord3Gfx942),
           fmt::format("v_lshlrev_b32_e32 v{}, 2, v{}", pl.dst, pl.index),
-          fmt::format("buffer_load_dword v{}, v{}, s[{}:{}], 0 offen", pl.dst, pl.dst, q, q + 3),
-      };
+          fmt::format("buffer_load_dword v{}, v{}, s[{}:{}], 0 offen", pl.dst, pl.dst, qj, qj + 3),
+      });
       // The site up to the load becomes the fast path; the restore goes. L stays where the restore
       // was, the join of both paths.
-      e.hunks.push_back(make_hunk(p, pl.saveexec, pl.load, fast));
-      e.hunks.push_back(make_hunk(p, pl.restore, pl.restore, {}));
+      replaced[pl.saveexec] = {pl.load, fast};
+      replaced[pl.restore] = {pl.restore, {}};
       fallback.push_back(pre + "orig:");
       for (size_t i = pl.saveexec; i <= pl.restore; ++i) {
         const program::Line& l = p.text_line(i);
@@ -463,10 +620,23 @@ class BufferBoundsMove final : public Move {
       fallback.push_back("s_branch " + pl.label);
       lines_desc += fmt::format("{}{}", lines_desc.empty() ? "" : ", ", pl.saveexec);
     }
-    e.hunks.push_back(make_hunk(p, tail - 1, tail - 1, fallback));
+    replaced[tail - 1] = {tail - 1, fallback};
+    // A prelude before a replaced range's first line goes in front of its lines (the same thing); one
+    // strictly inside a range has no place (not built).
+    for (auto& [line, lines] : preludes) {
+      if (auto it = replaced.find(line); it != replaced.end()) {
+        it->second.second.insert(it->second.second.begin(), lines.begin(), lines.end());
+        continue;
+      }
+      for (const auto& [first, r] : replaced)
+        if (first < line && line <= r.first) return std::nullopt;
+      e.hunks.push_back(make_insertion(line, lines));
+    }
+    for (const auto& [first, r] : replaced) e.hunks.push_back(make_hunk(p, first, r.first, r.second));
     e.description = fmt::format("{} exec-masked global_load_dword(s) (saveexec at line(s) {}) as buffer_load_dword with num_records = 4n "
-                                "behind a per-wave guard (0 <= n < 2^30, 0 <= i < 2^30 on every lane, base < 2^48), the original code otherwise",
-                                plans.size(), lines_desc);
+                                "behind a per-wave guard (0 <= n < 2^30, 0 <= i < 2^30 on every lane, base < 2^48; {} of them with "
+                                "the V# and the uniform tests computed once, where n and the base are last written), the original code otherwise",
+                                plans.size(), lines_desc, hoisted);
     return e;
   }
 };

@@ -142,3 +142,28 @@ TEST(BufferBoundsTest, EveryGfx942CorpusKernelGetsAPlanOrAReason) {
   std::cout << "[buffer-bounds] a plan on " << planned.size() << " of " << kernels << " gfx942 corpus kernels (" << sites
             << " exec-masked global-load sites)\n";
 }
+
+TEST(BufferBoundsTest, ABoundWrittenInTheLoopKeepsTheUniformTestsAtTheSite) {
+  // prefix_scan_inclusive_i32's chunk loop with n rewritten (to itself) before the compare: the V#
+  // and the uniform tests cannot be computed once before the loop, so they stay at the site; the
+  // edit still verifies EQUIVALENT.
+  const corpus::Kernel k = corpus::kernels("gfx942", {"prefix_scan_inclusive_i32"}).at(0);
+  auto k0 = load(k.code_object);
+  const auto p = program::Program::recover(k0);
+  auto move = search::make_buffer_bounds_move();
+  auto hoisted = propose_whole(*move, p, k.name);
+  ASSERT_EQ(hoisted.size(), 1u);
+  EXPECT_NE(hoisted[0].description.find("1 of them with the V#"), std::string::npos) << hoisted[0].description;
+  const size_t at = find_line(p, k.name, "v_cmp_gt_i32_e64 s[2:3], s10, v2");
+  ASSERT_NE(at, 0u);
+  search::Edit variant;
+  variant.kernel = k.name;
+  variant.hunks.push_back(search::make_insertion(at, {"s_mov_b32 s10, s10"}));
+  const auto q = program::Program::recover(rebuilt(search::apply_edit(p, variant), "variant.co"));
+  auto edits = propose_whole(*move, q, k.name);
+  ASSERT_EQ(edits.size(), 1u);
+  EXPECT_NE(edits[0].description.find("0 of them with the V#"), std::string::npos) << edits[0].description;
+  auto q0 = rebuilt(q, "q0.co"), q1 = rebuilt(search::apply_edit(q, edits[0]), "q1.co");
+  EXPECT_TRUE(checked(q1, k.name).clean());
+  EXPECT_EQ(verdict(q0, q1, spec_with_tails(k, "n", {1, 97, 257})), verify::Verdict::Equivalent);
+}
