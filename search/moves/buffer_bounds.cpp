@@ -647,9 +647,8 @@ std::vector<BufferBoundsSite> buffer_bounds_sites(const program::Program& p, con
   const program::Function& f = kernel_function(p, kernel);
   std::vector<BufferBoundsSite> sites = Analysis(p, kernel).sites(nullptr);
   unsigned q = 0;
-  if (const std::string why = kernel_refusal(p, f, q); !why.empty())
-    for (BufferBoundsSite& s : sites)
-      if (s.reason.empty()) s.reason = why;
+  if (const std::string why = kernel_refusal(p, f, q); !why.empty())  // the kernel-wide reason first: no site of it is edited
+    for (BufferBoundsSite& s : sites) s.reason = s.reason.empty() ? why : why + "; " + s.reason;
   return sites;
 }
 

@@ -122,6 +122,14 @@ TEST(BufferBoundsTest, RefusalsCarryTheirReasons) {
     EXPECT_NE(sites.front().reason.find(expected.at(k.name)), std::string::npos) << k.label() << ": " << sites.front().reason;
     EXPECT_TRUE(propose_whole(*search_move, q, k.name).empty()) << k.label();
   }
+  // The same scan on gfx90a: dword3's flags are read from Triton's gfx942 objects only.
+  for (const corpus::Kernel& k : corpus::kernels("gfx90a", {"scan_blocks_exclusive_u32"})) {
+    const auto q = program::Program::recover(load(k.code_object));
+    const auto sites = search::buffer_bounds_sites(q, k.name);
+    ASSERT_FALSE(sites.empty()) << k.label();
+    EXPECT_NE(sites.front().reason.find("gfx942 only"), std::string::npos) << k.label() << ": " << sites.front().reason;
+    EXPECT_TRUE(propose_whole(*search_move, q, k.name).empty()) << k.label();
+  }
 }
 
 TEST(BufferBoundsTest, EveryGfx942CorpusKernelGetsAPlanOrAReason) {
