@@ -17,6 +17,7 @@ std::unique_ptr<Move> make_setprio_move();           // setprio.cpp
 std::unique_ptr<Move> make_interleave_move();        // interleave.cpp
 std::unique_ptr<Move> make_widen_move();             // widen.cpp
 std::unique_ptr<Move> make_widen_short_move();       // widen_short.cpp
+std::unique_ptr<Move> make_buffer_bounds_move();     // buffer_bounds.cpp
 std::unique_ptr<Move> make_dpp_permute_move();       // dpp_permute.cpp
 std::unique_ptr<Move> make_pk_math_move();           // pk_math.cpp
 std::unique_ptr<Move> make_lds_swizzle_move();       // lds_swizzle.cpp

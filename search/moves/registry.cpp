@@ -32,6 +32,7 @@ std::vector<std::unique_ptr<Move>> make_moves(const std::string& proposer) {
     moves.push_back(make_interleave_move());
     moves.push_back(make_widen_move());
     moves.push_back(make_widen_short_move());
+    moves.push_back(make_buffer_bounds_move());
     moves.push_back(make_dpp_permute_move());
     moves.push_back(make_pk_math_move());
     moves.push_back(make_lds_swizzle_move());
