@@ -76,22 +76,35 @@ bool budget_spent(const ProofOptions& o, uint64_t work, double wall_ms) {
   return o.work_spent + work >= uint64_t{o.budget_ms} * kZ3WorkPerMs || o.wall_spent_ms + wall_ms >= backstop_ms(o.budget_ms);
 }
 
-// A query's limits: `work` resource units (deterministic), and the wall-clock backstop.
-void limit_query(z3::solver& s, uint64_t work) {
+// Whether the proof's wall-clock deadline (ProofOptions::deadline) has passed, and the
+// milliseconds left before it (a large number where there is none).
+bool past_deadline(const ProofOptions& o) { return Clock::now() >= o.deadline; }
+double ms_to_deadline(const ProofOptions& o) {
+  if (o.deadline == Clock::time_point::max()) return double(UINT32_MAX);
+  return std::chrono::duration<double, std::milli>(o.deadline - Clock::now()).count();
+}
+constexpr const char* kDeadlineText = "the proof's wall-clock deadline passed: the machine was slow or loaded, this verdict may differ elsewhere";
+
+// A query's limits: `work` resource units (deterministic), and the wall-clock backstop, cut at the
+// proof's deadline. Returns whether the deadline is the query's wall-clock limit.
+bool limit_query(z3::solver& s, uint64_t work, const ProofOptions& o) {
   z3::params p(s.ctx());
   p.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(work, UINT32_MAX)));
-  p.set("timeout", static_cast<unsigned>(std::min<double>(backstop_ms(double(work) / kZ3WorkPerMs), UINT32_MAX)));
+  const double backstop = backstop_ms(double(work) / kZ3WorkPerMs), left = std::max(1.0, ms_to_deadline(o));
+  p.set("timeout", static_cast<unsigned>(std::min<double>(std::min(backstop, left), UINT32_MAX)));
   s.set(p);
+  return left < backstop;
 }
 
-// Why the solver gave up, in the options' terms.
-std::string gave_up_reason(const z3::solver& s, unsigned limit_ms) {
+// Why the solver gave up, in the options' terms (`at_deadline`: limit_query's answer).
+std::string gave_up_reason(const z3::solver& s, unsigned limit_ms, bool at_deadline) {
   const std::string why = s.reason_unknown();
   if (why.find("resource") != std::string::npos)
     return fmt::format("work limit of {} units, about {} ms of one core", limit_ms * kZ3WorkPerMs, limit_ms);
   if (why.find("timeout") != std::string::npos || why.find("canceled") != std::string::npos)
-    return fmt::format("wall-clock backstop of {:.0f} ms: the machine was slow or loaded, this verdict may differ elsewhere",
-                       backstop_ms(limit_ms));
+    return at_deadline ? std::string(kDeadlineText)
+                            : fmt::format("wall-clock backstop of {:.0f} ms: the machine was slow or loaded, this verdict may differ elsewhere",
+                                          backstop_ms(limit_ms));
   return why;
 }
 
@@ -496,14 +509,14 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
     const z3::expr differ = (count_of(p0) != count_of(p1)).simplify();
     if (!differ.is_false()) {
       z3::solver s(c);
-      limit_query(s, opt.timeout_ms * kZ3WorkPerMs);
+      const bool at_deadline = limit_query(s, opt.timeout_ms * kZ3WorkPerMs, opt);
       s.add(differ);
       s.add(facts_expr(c, used_facts));
       if (const z3::check_result res = s.check(); res != z3::unsat) {
         r.verdict = Verdict::Unknown;
         r.reason = res == z3::sat ? "the windows pass different numbers of s_barrier (a barrier added or removed: not a window "
                                     "proof's to judge; barrier_elim proves its own removals)"
-                                  : "solver gave up on the number of s_barrier passed (" + gave_up_reason(s, opt.timeout_ms) + ")";
+                                  : "solver gave up on the number of s_barrier passed (" + gave_up_reason(s, opt.timeout_ms, at_deadline) + ")";
         return r;
       }
     }
@@ -621,8 +634,12 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
                                                           "this verdict may differ elsewhere)", d.what, backstop_ms(opt.budget_ms));
       break;
     }
+    if (past_deadline(opt)) {
+      if (unknown_what.empty()) unknown_what = fmt::format("{} ({})", d.what, kDeadlineText);
+      break;
+    }
     z3::solver s(c);
-    limit_query(s, std::min(query_work, budget_work - spent) + 1);
+    const bool at_deadline = limit_query(s, std::min(query_work, budget_work - spent) + 1, opt);
     s.add(d.e);
     if (!used_facts.empty()) s.add(facts_expr(c, used_facts));
     z3::check_result res = s.check();
@@ -632,7 +649,7 @@ ProofResult solve(const Window& w0, const Window& w1, const LiveAt& live, const 
       what = d.what;
       break;
     }
-    if (res == z3::unknown && unknown_what.empty()) unknown_what = d.what + ": " + gave_up_reason(s, opt.timeout_ms);
+    if (res == z3::unknown && unknown_what.empty()) unknown_what = d.what + ": " + gave_up_reason(s, opt.timeout_ms, at_deadline);
   }
   if (!found) {
     if (!unknown_what.empty()) {
@@ -703,6 +720,10 @@ ProofResult prove_window(const std::vector<std::string>& old_lines, const std::v
                          const std::map<std::string, program::RegSet>* live_at_labels) {
   auto t = Clock::now();
   ProofResult r;
+  if (past_deadline(options)) {  // an earlier step or attempt of the same proof spent the time
+    r.reason = std::string(kDeadlineText) + " before this window was built";
+    return r;
+  }
   try {
     Window w0 = decode(old_lines), w1 = decode(new_lines);
     bool global_after_barrier = false;
@@ -833,7 +854,8 @@ ProofResult prove_edit(const program::Program& parent, const std::string& kernel
   // fact), with the facts that hold there. Only a PROVEN replaces the first result.
   // The retry spends what the first attempt left of the proof's budget: one edit's proof stays
   // within budget_ms (a window whose memory queries time out would otherwise take twice as long).
-  if (options.launch && !options.context && r.verdict != Verdict::Proven && !budget_spent(options, r.solver_work, 1000 * r.seconds)) {
+  if (options.launch && !options.context && r.verdict != Verdict::Proven && !budget_spent(options, r.solver_work, 1000 * r.seconds) &&
+      !past_deadline(options)) {
     const program::BasicBlock* fb = block_of(first);
     auto memory_or_barrier = [](const std::string& t) {
       static const char* const kPrefixes[] = {"s_load", "s_buffer", "s_store", "s_dcache", "s_barrier", "global_", "flat_",

@@ -12,6 +12,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <array>
 #include <map>
@@ -60,6 +61,12 @@ struct ProofOptions {
   unsigned budget_ms = 10000;  // all queries of one proof together, prove_edit's earlier-start retry included (then UNKNOWN)
   uint64_t work_spent = 0;     // units a previous attempt at the same proof already spent (prove_edit's retry)
   double wall_spent_ms = 0;    // its wall-clock time (for the backstop)
+  // A wall-clock deadline for the whole proof (every query, prove_edit's earlier-start retry; the
+  // search's proof stage per candidate, search/cascade.cpp): a query still running at it is cut off
+  // and none starts after it, so the proof ends UNKNOWN about then (building the terms of one query
+  // and freeing them are not cut). Unlike the work limits it depends on the machine's speed and
+  // load; a verdict it decides says so. max(): none.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   // Load-byte x store-byte links a window's memory chains may hold (Machine::reserve_load): past
   // it the proof is UNKNOWN before the terms are built, since building and freeing them is not
   // under the solver's timeout.

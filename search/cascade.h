@@ -44,7 +44,9 @@ struct CascadeOptions {
   // Gate stops DISPROVEN candidates there; Measure proves and records (also the window-level
   // verdict, without liveness) but lets every candidate go on, to count refusals of good ones.
   enum class Proof { Off, Gate, Measure } proof = Proof::Gate;
-  unsigned proof_timeout_ms = 2000;  // per solver query
+  // The proof stage's limit per candidate: solver work (prove::ProofOptions::budget_ms, every query and
+  // step together) and wall-clock time (ProofOptions::deadline), whichever ends first; then UNKNOWN.
+  unsigned proof_timeout_ms = 2000;
   // --backend hip (docs/hip.md): candidates run on a HIP runtime (dlopen) instead of the emulator,
   // and the fitness is the median of HIP-event times on the perf launches, MEASURED, instead of
   // the model. Aimed inputs are still made on the emulator (only it observes K0), hot windows still
@@ -78,6 +80,9 @@ struct Fitness {
   std::vector<LaunchFigure> launches;
   std::shared_ptr<const timing::ModeledRun> profile;  // the first perf launch's model (hot windows)
   std::vector<double> robust_cycles;  // per perturbed row (geomean over `launches`); empty unless asked for
+  // Per perf launch, the traces the model replayed (Cascade::fitness's `keep_traces`): the robust
+  // stage replays the perturbed rows on them one at a time (Cascade::robust_row).
+  std::vector<std::shared_ptr<const timing::LaunchTraces>> traces;
 };
 
 // "a 1000 -> 900, b 2000 -> 1900" (modeled cycles per launch).
@@ -130,8 +135,14 @@ class Cascade {
   const char* figure_kind() const { return options_.hip ? "measured" : "modeled"; }
   // The model of the first perf launch.
   timing::ModeledRun model(const codeobj::CodeObject& co) const;
-  // `robust`: also under every perturbed row (Fitness::robust_cycles).
-  Fitness fitness(const codeobj::CodeObject& co, bool robust = false) const;
+  // `robust`: also under every perturbed row (Fitness::robust_cycles). `keep_traces`: Fitness::traces
+  // holds each perf launch's traces for robust_row.
+  Fitness fitness(const codeobj::CodeObject& co, bool robust = false, bool keep_traces = false) const;
+  // The fitness under perturbed row `row` (robust_rows()), replayed on the traces a fitness kept:
+  // the figure fitness(co, true).robust_cycles[row] is, without emulating again.
+  double robust_row(const Fitness& timed, size_t row) const;
+  // Perturbed-row replays the robust stage made (robust_row calls), over this cascade's life.
+  uint64_t robust_replays() const { return robust_replays_; }
   // The perturbed rows robust fitness uses (empty when it is off) and what they perturb.
   const std::vector<timing::HwParams>& robust_rows() const { return robust_rows_; }
   std::string robust_description() const;
@@ -184,6 +195,7 @@ class Cascade {
   };
   std::map<std::string, Seen> seen_;
   int64_t evaluations_ = 0;
+  mutable uint64_t robust_replays_ = 0;
 };
 
 // Text of the kernel's instructions with modeled cycles: JSON [{address, text, cycles}].

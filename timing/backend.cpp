@@ -68,7 +68,27 @@ void scale_to_launch(ModelResult& m, const SamplePlan& plan, const SampleEstimat
 
 }  // namespace
 
-ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOptions& sampling, const std::vector<HwParams>& variants) {
+struct LaunchTraces {
+  std::shared_ptr<const emu::Program> program;
+  LaunchTrace trace;          // the simulated workgroups
+  LaunchTrace warming_trace;  // the warming groups (`warming` points into it)
+  Warming warming;
+  bool warmed = false;        // warming applies
+  codeobj::Occupancy occupancy;
+  SamplePlan sample;
+  uint64_t buffer_bytes = 0, once_bytes = 0;
+  codeobj::Arch arch{};
+};
+
+ModelResult replay(const LaunchTraces& t, const HwParams& row) {
+  require(row.arch == t.arch, "a hardware variant of another processor", "perturb the row of the kernel's own arch");
+  ModelResult m = model_launch(*t.program, t.trace, t.occupancy, row, t.sample.slice, t.warmed ? &t.warming : nullptr);
+  if (t.sample.sampled) scale_to_launch(m, t.sample, extrapolate(t.sample, m, t.once_bytes), row, t.buffer_bytes);
+  return m;
+}
+
+ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOptions& sampling, const std::vector<HwParams>& variants,
+                        bool keep_traces) {
   const HwParams& hw = hw_params(kl.co->target().arch);
   ModeledRun out;
   const auto t_prepare = std::chrono::steady_clock::now();
@@ -156,23 +176,27 @@ ModeledRun model_kernel(const KernelLaunch& kl, unsigned threads, const SampleOp
   }
   trace.group_ids = out.sample.sampled ? out.sample.workgroups : std::vector<uint64_t>{};
   auto t1 = std::chrono::steady_clock::now();
-  uint64_t buffer_bytes = 0, once_bytes = 0;  // once_bytes: each buffer's lines read once and written once
+  auto traces = std::make_shared<LaunchTraces>();
   for (const auto& b : launch->buffers) {
-    buffer_bytes += b.bytes;
-    once_bytes += 2 * ((b.bytes + hw.l2_line - 1) / hw.l2_line + 1) * hw.l2_line;  // + a line: unaligned ends
+    traces->buffer_bytes += b.bytes;
+    // once_bytes: each buffer's lines read once and written once (+ a line: unaligned ends)
+    traces->once_bytes += 2 * ((b.bytes + hw.l2_line - 1) / hw.l2_line + 1) * hw.l2_line;
   }
-  auto replay = [&](const HwParams& row) {
-    ModelResult m = model_launch(*out.program, trace, occ, row, out.sample.slice, warmers.empty() ? nullptr : &warming);
-    if (out.sample.sampled) scale_to_launch(m, out.sample, extrapolate(out.sample, m, once_bytes), row, buffer_bytes);
-    return m;
-  };
-  out.model = replay(hw);
+  traces->program = out.program;
+  traces->trace = std::move(trace);
+  traces->warming_trace = std::move(warming_trace);  // a move keeps the groups `warming` points to in place
+  traces->warming = std::move(warming);
+  traces->warmed = !warmers.empty();
+  traces->occupancy = occ;
+  traces->sample = out.sample;
+  traces->arch = hw.arch;
+  out.model = replay(*traces, hw);
   for (const HwParams& row : variants) {
-    require(row.arch == hw.arch, "a hardware variant of another processor", "perturb the row of the kernel's own arch");
-    const ModelResult m = replay(row);
+    const ModelResult m = replay(*traces, row);
     out.variant_cycles.push_back(m.cycles);
     out.variant_microseconds.push_back(m.microseconds);
   }
+  if (keep_traces) out.traces = std::move(traces);
   auto t2 = std::chrono::steady_clock::now();
   out.prepare_seconds = std::chrono::duration<double>(t0 - t_prepare).count();
   out.emulate_seconds = std::chrono::duration<double>(t1 - t0).count();

@@ -43,10 +43,15 @@ class TimingBackend {
   virtual Timing time(const KernelLaunch& launch) = 0;
 };
 
+// The traces one modeled run recorded, with what a replay of them needs (the sample, the warming
+// groups, the occupancy): kept when model_kernel is asked to (`keep_traces`), so that other
+// hardware rows can be replayed later without emulating the launch again (replay below).
+struct LaunchTraces;
+
 // Everything one modeled run produced: the model's result, the program it timed (for profiles),
 // and what it cost.
 struct ModeledRun {
-  std::unique_ptr<emu::Program> program;
+  std::shared_ptr<emu::Program> program;
   ModelResult model;
   SamplePlan sample;           // the workgroups simulated (sample.sampled false: all of them)
   emu::Stats stats;
@@ -57,6 +62,7 @@ struct ModeledRun {
   // one figure per row, in order.
   std::vector<uint64_t> variant_cycles;
   std::vector<double> variant_microseconds;  // the same rows' times (each at its own modeled clock)
+  std::shared_ptr<const LaunchTraces> traces;  // with model_kernel's `keep_traces`; else null
   Timing timing() const;
 };
 
@@ -67,8 +73,14 @@ struct ModeledRun {
 // processors without parameters, instructions the model cannot time, and whatever the emulator refuses.
 // `variants`: other hardware rows of the same processor (timing/hw_perturb.h) on which the same
 // traces are replayed too (ModeledRun::variant_cycles); the sample is planned on the nominal row.
+// `keep_traces`: ModeledRun::traces holds the traces for later replays (their memory: every
+// simulated workgroup's wave traces, so keep them only while they are needed).
 ModeledRun model_kernel(const KernelLaunch& launch, unsigned threads = 1, const SampleOptions& sampling = {},
-                        const std::vector<HwParams>& variants = {});
+                        const std::vector<HwParams>& variants = {}, bool keep_traces = false);
+
+// The launch of `traces` modeled on `row` (a row of the same processor, e.g. a perturbed one):
+// the same figures model_kernel gives for it as a variant, without emulating again.
+ModelResult replay(const LaunchTraces& traces, const HwParams& row);
 
 // The occupancy of this launch (the kernel descriptor's resources plus the launch's dynamic LDS
 // and workgroup size).

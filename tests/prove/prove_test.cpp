@@ -287,5 +287,30 @@ TEST(Prove, SolverLimitsCountWorkNotWallClock) {
   EXPECT_EQ(first.reason, second.reason);
 }
 
+TEST(Prove, AWallClockDeadlineEndsTheProofUnknownAboutThen) {
+  // The same proof with work limits it would take far longer than a second to reach (each lane's
+  // query bit-blasts two multipliers: lane 0's alone ran past 30 s on the shared 2-core machine) and
+  // a deadline 300 ms away: the query running at the deadline is cut and no other starts, UNKNOWN,
+  // saying the deadline decided it.
+  program::RegSet live;
+  live.bits.set(program::RegSet::kVgpr + 0);
+  const std::vector<std::string> a = {"v_mul_lo_u32 v3, v1, v1", "v_mul_lo_u32 v4, v2, v2", "v_sub_u32_e32 v0, v3, v4"};
+  const std::vector<std::string> b = {"v_add_u32_e32 v5, v1, v2", "v_sub_u32_e32 v6, v1, v2", "v_mul_lo_u32 v0, v5, v6"};
+  ProofOptions o;
+  o.timeout_ms = o.budget_ms = 600000;
+  const auto start = std::chrono::steady_clock::now();
+  o.deadline = start + std::chrono::milliseconds(300);
+  const ProofResult r = prove_window(a, b, &live, o);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.verdict, Verdict::Unknown) << r.to_text();
+  EXPECT_NE(r.reason.find("wall-clock deadline"), std::string::npos) << r.to_text();
+  EXPECT_LT(seconds, 0.3 + 1.0) << r.to_text();
+  // A deadline already past: UNKNOWN before anything is built.
+  o.deadline = std::chrono::steady_clock::now();
+  const ProofResult late = prove_window(a, b, &live, o);
+  EXPECT_EQ(late.verdict, Verdict::Unknown);
+  EXPECT_NE(late.reason.find("before this window was built"), std::string::npos) << late.to_text();
+}
+
 }  // namespace
 }  // namespace asmevo::prove

@@ -246,6 +246,68 @@ TEST(CascadeTest, RobustStageRejectsAWinThePerturbedRowsDoNotConfirm) {
   for (const auto& s : ev.stages) EXPECT_NE(s.stage, "verify");
 }
 
+TEST(CascadeTest, RobustStageStopsAtTheFirstRowThatDoesNotConfirmTheWin) {
+  // The rows are replayed one at a time on the traces the timing stage kept, and the first row under
+  // which the candidate is not faster ends the stage: with the parent's figure under row 0 made lower
+  // than any candidate's, only row 0 is replayed and named; with row 2's, rows 0-2. The figures
+  // the rows give are those of a full robust fitness of the same code.
+  Fixture f;
+  size_t l = f.line("v_add_f32");
+  program::Program padded = search::apply_edit(*f.parent.program, f.edit({search::make_insertion(l, {"s_nop 7", "s_nop 7", "s_nop 7", "s_nop 7"})}));
+  const search::Individual slow = f.cascade.individual(rebuild::rebuild(padded.listing(), "padded"), 7, "padded");
+  ASSERT_EQ(slow.robust_cycles.size(), 4u);
+  const program::Function* fn = slow.program->function("vector_add");
+  size_t first = 0;
+  for (size_t i = fn->begin; i < fn->end && !first; ++i)
+    if (slow.program->text_line(i).text == "s_nop 7") first = i;
+  const Edit unpad = f.edit({search::make_hunk(*slow.program, first, first + 3, {})});
+  for (size_t row : {0u, 2u}) {
+    // A fresh cascade each time: the same code again would be answered from the cache.
+    search::Cascade cascade(f.k0, "vector_add", {spec()}, {0.01, 1, "", false, search::CascadeOptions::Proof::Gate});
+    search::Individual tampered = slow;
+    tampered.robust_cycles[row] = 1;
+    auto ev = cascade.evaluate(tampered, unpad);
+    EXPECT_FALSE(ev.accepted);
+    ASSERT_EQ(ev.stage, "robust") << stages(ev);
+    EXPECT_EQ(cascade.robust_replays(), row + 1) << "rows after the first failing one are not replayed";
+    EXPECT_NE(ev.reason.find(fmt::format("not under row {}: 1 -> ", row)), std::string::npos) << ev.reason;
+    EXPECT_EQ(ev.reason.find(fmt::format("row {}:", row + 1)), std::string::npos) << ev.reason;
+    EXPECT_NE(ev.stages.back().detail.find(fmt::format("({} of 4 rows replayed)", row + 1)), std::string::npos) << ev.stages.back().detail;
+  }
+  search::Cascade cascade(f.k0, "vector_add", {spec()}, {0.01, 1, "", false, search::CascadeOptions::Proof::Gate});
+  auto ev = cascade.evaluate(slow, unpad);
+  ASSERT_TRUE(ev.accepted) << stages(ev) << ev.reason;
+  EXPECT_EQ(cascade.robust_replays(), 4u);
+  EXPECT_EQ(ev.child->robust_cycles, cascade.fitness(*ev.child->co, /*robust=*/true).robust_cycles);
+}
+
+TEST(CascadeTest, ProofStageEndsUnknownAboutItsTimeout) {
+  // An equivalent edit whose proof needs the solver to bit-blast 32-bit multipliers in every lane
+  // (v0 + (a*a - (a+b)(a-b) - b*b), the added term 0, which simplification does not show): with a
+  // proof timeout of 500 ms the stage ends UNKNOWN about then (the wall-clock deadline cuts the
+  // query; building and freeing the terms is not cut), and the candidate goes on to be tested.
+  Fixture f;
+  search::CascadeOptions o{0.01, 1, "", false, search::CascadeOptions::Proof::Gate};
+  o.proof_timeout_ms = 500;
+  search::Cascade cascade(f.k0, "vector_add", {spec()}, o);
+  const size_t l = f.line("v_add_u32_e32 v0, s2, v0");
+  const Edit hard = f.edit({search::make_hunk(*f.parent.program, l, l,
+                                              {"v_mov_b32_e32 v10, s2", "v_add_u32_e32 v8, v10, v0", "v_sub_u32_e32 v9, v10, v0",
+                                               "v_mul_lo_u32 v8, v8, v9", "v_mul_lo_u32 v9, v10, v10", "v_sub_u32_e32 v8, v9, v8",
+                                               "v_mul_lo_u32 v9, v0, v0", "v_sub_u32_e32 v8, v8, v9", "v_add_u32_e32 v0, v10, v0",
+                                               "v_add_u32_e32 v0, v0, v8"})});
+  auto ev = cascade.evaluate(f.parent, hard);
+  const search::StageResult* prove = nullptr;
+  for (const auto& s : ev.stages)
+    if (s.stage == "prove") prove = &s;
+  ASSERT_NE(prove, nullptr) << stages(ev) << ev.reason;
+  EXPECT_TRUE(prove->ok);
+  EXPECT_EQ(prove->detail.rfind("UNKNOWN", 0), 0u) << prove->detail;
+  EXPECT_NE(prove->detail.find("wall-clock deadline"), std::string::npos) << prove->detail;
+  EXPECT_LT(prove->seconds, 0.5 + 1.5) << prove->detail;
+  EXPECT_EQ(ev.stage, "timing") << stages(ev) << ev.reason;  // tested (the quick run agrees), then slower
+}
+
 TEST(CascadeTest, ProveWinnersOnlyProvesJustBeforeFullVerification) {
   // With the proof late, a wrong candidate meets the cheap quick run first, and a win is proved
   // after timing and the robust stage, before full verification.

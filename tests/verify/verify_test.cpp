@@ -89,6 +89,23 @@ TEST(VerifyTest, WrongArithmeticIsDifferentWithTheFirstMismatch) {
   EXPECT_GT(r.mismatch_count, 4000u);
 }
 
+TEST(VerifyTest, MismatchesAreCountedElementByElementAcrossEqualAndDifferingBlocks) {
+  // Outputs are compared in 4 KiB blocks, element by element only where a block's bytes differ: a
+  // candidate whose bounds check stops at 3840 of 4321 elements leaves 3840..4320 unwritten (poison),
+  // which spans the end of the fourth block (3840..4095) and the partial block after the last whole
+  // one (4096..4320), while blocks 0-2 are equal. Every element past 3840 is counted, none before.
+  Fixture f;
+  verify::VerifyOptions o;
+  o.stop_at_first_difference = true;
+  auto r = f.check(edited({{"v_cmp_gt_i32_e32 vcc, s4, v0", "v_cmp_gt_i32_e32 vcc, 0xf00, v0"}}), o);
+  ASSERT_EQ(r.verdict, Verdict::Different) << r.to_text();
+  EXPECT_EQ(r.runs_done, 1u);
+  EXPECT_EQ(r.mismatch_count, 4321u - 3840u) << r.to_text();
+  ASSERT_EQ(r.mismatches.size(), 10u);
+  for (size_t i = 0; i < r.mismatches.size(); ++i) EXPECT_EQ(r.mismatches[i].index, static_cast<int64_t>(3840 + i));
+  EXPECT_EQ(r.mismatches[0].kind, "output");
+}
+
 TEST(VerifyTest, StopAtFirstDifference) {
   Fixture f;
   verify::VerifyOptions o;
