@@ -64,8 +64,18 @@ struct Settings {
   }
 };
 
-// The ablation families: each rule move, and the stochastic moves together.
-std::string family_of(const std::string& move) { return move.rfind("stochastic", 0) == 0 ? "stochastic" : move; }
+// The ablation families: each rule move, and the stochastic moves together. A compound of an enabling
+// chain ("tile-load-batch+register-double-buffer", search.md "Enabling chains") is no family of its own:
+// it belongs to each of its steps' families (switching either off removes the compound).
+std::vector<std::string> families_of(const std::string& move) {
+  std::vector<std::string> out;
+  for (size_t from = 0, plus; from <= move.size(); from = plus + 1) {
+    plus = std::min(move.find('+', from), move.size());
+    const std::string step = move.substr(from, plus - from);
+    out.push_back(step.rfind("stochastic", 0) == 0 ? "stochastic" : step);
+  }
+  return out;
+}
 
 // A row's object field (a copy: iterating items() of a temporary would dangle).
 json field(const json& row, const char* name) { return row.contains(name) ? row.at(name) : json::object(); }
@@ -463,7 +473,8 @@ int main(int argc, char** argv) {
       if (families.empty()) {
         std::set<std::string> seen;
         for (const json* r : full)
-          for (const json moved = field(*r, "accepted_moves"); const auto& [m, n] : moved.items()) seen.insert(family_of(m));
+          for (const json moved = field(*r, "accepted_moves"); const auto& [m, n] : moved.items())
+            for (const std::string& f : families_of(m)) seen.insert(f);
         families.assign(seen.begin(), seen.end());
       }
       std::deque<std::pair<std::string, corpus::Kernel>> ab;
@@ -472,7 +483,7 @@ int main(int argc, char** argv) {
           if (!results["rows"]["all"].contains(k.name)) continue;
           bool used = false;
           for (const json moved = field(results["rows"]["all"][k.name], "accepted_moves"); const auto& [m, n] : moved.items())
-            used |= family_of(m) == f;
+            for (const std::string& g : families_of(m)) used |= g == f;
           if (used) ab.push_back({"-" + f, k});
         }
       run_all(ab);
