@@ -266,7 +266,7 @@ Edit remap_edit(const Plan& pl, const std::string& kernel) {
 
 class WorkgroupRemapMove final : public Move {
  public:
-  std::string name() const override { return "workgroup-remap"; }
+  std::string name() const override { return kWorkgroupRemapMove; }
   std::string proposer() const override { return "rules"; }
 
   std::vector<Edit> propose(const MoveContext& c) override {

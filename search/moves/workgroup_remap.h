@@ -62,6 +62,9 @@ struct WorkgroupOrder {
 std::array<uint32_t, 2> remapped_workgroup(std::array<uint32_t, 2> id, std::array<uint32_t, 2> grid, const WorkgroupOrder& order);
 std::array<uint32_t, 2> original_workgroup(std::array<uint32_t, 2> id, std::array<uint32_t, 2> grid, const WorkgroupOrder& order);
 
+// The move's name (Edit::move of its edits).
+inline constexpr const char* kWorkgroupRemapMove = "workgroup-remap";
+
 // The order of a kernel that starts with this move's prologue (its first instruction loads
 // hidden_block_count_x; G from its s_min_u32), else nullopt.
 std::optional<WorkgroupOrder> recognize_workgroup_remap(const program::Program& k1, const std::string& kernel);

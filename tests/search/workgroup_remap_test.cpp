@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "search/cascade.h"
 #include "search/moves/moves.h"
 #include "search/moves/workgroup_remap.h"
 #include "tests/search/move_test_util.h"
@@ -181,4 +182,27 @@ TEST(WorkgroupRemapTest, EveryCorpusEditChecksCleanAndVerifiesEquivalent) {
   const size_t n = judge_edits(*move, {}, 1, &fired);
   std::cout << "[workgroup-remap] judged " << n << " edits: " << fired << "\n";
   EXPECT_GE(n, 25u);
+}
+
+TEST(WorkgroupRemapTest, TheProofStageLeavesARenumberingToTheTests) {
+  // A renumbered wave computes another workgroup's tile, so no window proof can relate K1 to K0: the
+  // proof stage says so at once (building and freeing the prologue's terms took 32 s a candidate on
+  // kb_conv2d_relu_bias_f32, past the proof's deadline) and the candidate goes on to be tested.
+  const corpus::Kernel k = corpus::kernels("gfx942", {"kb_matmul_f32"}).at(0);
+  const std::vector<uint8_t> bytes = read_file_bytes(k.code_object);
+  const codeobj::CodeObject k0 = codeobj::CodeObject::parse(bytes, k.code_object);
+  search::Cascade cascade(k0, k.name, {emu::load_launch_spec(gemm_spec(k.name, 320, 128, 17, 1))},
+                          {-10, 1, "", false, search::CascadeOptions::Proof::Gate});
+  const search::Individual parent = cascade.individual(bytes, 0, k.name);
+  const auto edits = propose_for_perf(*parent.program, k);
+  ASSERT_EQ(edits.size(), 1u);
+  const search::Evaluation ev = cascade.evaluate(parent, edits[0]);
+  const search::StageResult* prove = nullptr;
+  for (const auto& s : ev.stages)
+    if (s.stage == "prove") prove = &s;
+  ASSERT_NE(prove, nullptr) << ev.reason;
+  EXPECT_TRUE(prove->ok);
+  EXPECT_EQ(prove->detail.rfind("UNKNOWN: the edit renumbers the grid's workgroups", 0), 0u) << prove->detail;
+  EXPECT_LT(prove->seconds, 0.1);
+  EXPECT_NE(ev.stage, "emulate") << ev.reason;  // the quick run (at the preimage of K0's workgroups) agrees
 }
