@@ -234,7 +234,7 @@ Fitness Cascade::fitness(const codeobj::CodeObject& co, bool robust, bool keep_t
     std::shared_ptr<timing::ModeledRun> r;
     if (!options_.hip || !f.profile)  // the model's profile picks hot windows, also when timing is measured
       r = std::make_shared<timing::ModeledRun>(timing::model_kernel({&co, k, &run, inputs_}, options_.threads, {}, rows, keep_traces));
-    if (r) f.traces.push_back(std::move(r->traces));  // not kept in the profile (an accepted child's would hold them for good)
+    if (r && keep_traces) f.traces.push_back(std::move(r->traces));  // not kept in the profile (an accepted child's would hold them for good)
     LaunchFigure figure;
     if (options_.hip) {
       const verify::HipTiming t = verify::time_with_hip(co, kernel_, run, options_.hip->warmup, options_.hip->repetitions, options_.hip->library);
@@ -256,7 +256,6 @@ Fitness Cascade::fitness(const codeobj::CodeObject& co, bool robust, bool keep_t
   for (double l : log_robust) f.robust_cycles.push_back(std::exp(l / n));
   f.cycles = perf_runs_.size() == 1 ? f.launches[0].cycles : std::exp(log_cycles / n);
   f.microseconds = perf_runs_.size() == 1 ? f.launches[0].microseconds : std::exp(log_us / n);
-  if (!keep_traces) f.traces.clear();
   return f;
 }
 

@@ -47,13 +47,15 @@ std::string sanitize_utf8(std::string_view s) {
   return out;
 }
 
-std::vector<std::string> split_commas(const std::string& s) {
+std::vector<std::string> split_nonempty(const std::string& s, char separator) {
   std::vector<std::string> out;
   std::stringstream ss(s);
   std::string item;
-  while (std::getline(ss, item, ','))
+  while (std::getline(ss, item, separator))
     if (!item.empty()) out.push_back(item);
   return out;
 }
+
+std::vector<std::string> split_commas(const std::string& s) { return split_nonempty(s, ','); }
 
 }  // namespace asmevo

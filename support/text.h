@@ -11,6 +11,8 @@ namespace asmevo {
 std::string sanitize_utf8(std::string_view s);
 
 // The non-empty items of a comma-separated list (an option such as `--only a,b`).
-std::vector<std::string> split_commas(const std::string& s);
+// The non-empty pieces of `s` between `separator`s.
+std::vector<std::string> split_nonempty(const std::string& s, char separator);
+std::vector<std::string> split_commas(const std::string& s);  // split_nonempty(s, ',')
 
 }  // namespace asmevo

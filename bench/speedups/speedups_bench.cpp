@@ -69,11 +69,7 @@ struct Settings {
 // it belongs to each of its steps' families (switching either off removes the compound).
 std::vector<std::string> families_of(const std::string& move) {
   std::vector<std::string> out;
-  for (size_t from = 0, plus; from <= move.size(); from = plus + 1) {
-    plus = std::min(move.find('+', from), move.size());
-    const std::string step = move.substr(from, plus - from);
-    out.push_back(step.rfind("stochastic", 0) == 0 ? "stochastic" : step);
-  }
+  for (const std::string& step : split_nonempty(move, '+')) out.push_back(step.rfind("stochastic", 0) == 0 ? "stochastic" : step);
   return out;
 }
 
