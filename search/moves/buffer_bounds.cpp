@@ -510,9 +510,7 @@ class Analysis {
 // The kernel-wide refusals, or "".
 std::string kernel_refusal(const program::Program& p, const program::Function& f, unsigned& q) {
   if (p.original().target().arch != codeobj::Arch::gfx942) return "gfx942 only (the V#'s dword3 flags are read from Triton's gfx942 objects)";
-  size_t tail = f.end;
-  while (tail > f.begin && !p.text_line(tail - 1).is_instruction()) --tail;
-  if (tail == f.begin || !p.text_line(tail - 1).inst || !p.text_line(tail - 1).inst->no_fallthrough) return "the kernel's last instruction falls through";
+  if (!closing_instruction(p, f)) return "the kernel's last instruction falls through";
   const int max_sgpr = p.register_use(f.name).max_sgpr;
   q = static_cast<unsigned>((max_sgpr + 4) & ~3);
   if (q + 6 > kLastAllocatableSgpr) return "no free SGPRs for the V# and the guard";  // 8 more per further site (propose)
@@ -549,8 +547,7 @@ class BufferBoundsMove final : public Move {
   std::optional<Edit> build(const program::Program& p, const program::Function& f, const std::string& kernel, const std::vector<Plan>& plans,
                             unsigned q) const {
     if (q + 8 * (plans.size() - 1) + 6 > kLastAllocatableSgpr) return std::nullopt;
-    size_t tail = f.end;
-    while (!p.text_line(tail - 1).is_instruction()) --tail;
+    const size_t tail = closing_instruction(p, f).value() + 1;  // kernel_refusal has checked there is one
     Edit e;
     e.kernel = kernel;
     e.move = name();

@@ -82,6 +82,13 @@ const program::Function& kernel_function(const program::Program& p, const std::s
   return *f;
 }
 
+std::optional<size_t> closing_instruction(const program::Program& p, const program::Function& f) {
+  size_t tail = f.end;
+  while (tail > f.begin && !p.text_line(tail - 1).is_instruction()) --tail;
+  if (tail == f.begin || !p.text_line(tail - 1).inst || !p.text_line(tail - 1).inst->no_fallthrough) return std::nullopt;
+  return tail - 1;
+}
+
 std::pair<size_t, size_t> window_lines(const program::Program& p, const std::string& kernel,
                                        std::optional<std::pair<size_t, size_t>> window) {
   const program::Function& f = kernel_function(p, kernel);

@@ -43,6 +43,11 @@ std::vector<std::string> split_operands(const std::string& text, size_t mnemonic
 // The kernel's function; throws asmevo::Error when `kernel` is not a kernel of `p`.
 const program::Function& kernel_function(const program::Program& p, const std::string& kernel);
 
+// The line of the kernel's last instruction when no path falls through it (s_endpgm, s_branch): code
+// placed after it runs only when branched to (the guarded fallbacks of widen-short and buffer-bounds).
+// nullopt when the kernel has no instruction or its last one may fall through.
+std::optional<size_t> closing_instruction(const program::Program& p, const program::Function& f);
+
 // Lines [first, last] of the window, or the whole kernel when none is given; throws asmevo::Error
 // when the window does not lie inside the kernel.
 std::pair<size_t, size_t> window_lines(const program::Program& p, const std::string& kernel,

@@ -389,9 +389,9 @@ class WidenShortMove final : public Move {
     }
     // The fallback goes after the kernel's last instruction (an s_endpgm or s_branch: nothing falls
     // into it) and branches back, so the fast path runs straight through (no taken branch).
-    size_t tail = f.end;
-    while (tail > f.begin && !p.text_line(tail - 1).is_instruction()) --tail;
-    if (tail == f.begin || !p.text_line(tail - 1).inst || !p.text_line(tail - 1).inst->no_fallthrough || tail <= r1) return std::nullopt;
+    const std::optional<size_t> closing = closing_instruction(p, f);
+    if (!closing || *closing < r1) return std::nullopt;
+    const size_t tail = *closing + 1;
     lines.insert(lines.end(), fast.begin(), fast.end());
     lines.push_back(label + "_join:");
     std::vector<std::string> fallback{p.text_line(tail - 1).text, label + "_orig:"};  // the last instruction kept, then the fallback
